@@ -1,0 +1,167 @@
+"""Every workflow of the ember repository: `nox -l` lists the sessions, `nox -s NAME` runs one.
+
+Sessions install the packages from the working tree into their own virtual environment
+(.nox/NAME). Local packages are installed together in one pip call, because `ember` is not on
+the index for the domain packages to find. `nox -r` reuses the environments; the local
+packages are reinstalled every time all the same.
+"""
+
+import glob
+import os
+import shutil
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["lint", "tests"]
+
+PYTHON = "3.11"
+ROOT = Path(__file__).parent
+CORE = "./packages/core"
+DOMAINS = {"vision": "./packages/vision", "text": "./packages/text", "audio": "./packages/audio"}
+ALL_PACKAGES = [CORE, *DOMAINS.values()]
+DISTRIBUTIONS = ["ember", "embervision", "embertext", "emberaudio"]
+TEST_DEPS = ["pytest", "hypothesis"]
+TORCH = "torch==2.13.0"  # the CPU wheel on the machines' local disk
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """All tests but tests/interop, with the four packages installed together."""
+    session.install(*ALL_PACKAGES, *TEST_DEPS)
+    session.run("pytest", "tests/", "-q", "--ignore=tests/interop", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def interop(session: nox.Session) -> None:
+    """tests/interop: ember against real PyTorch."""
+    session.install(CORE, TORCH, *TEST_DEPS)
+    session.run("pytest", "tests/interop", "-q", *session.posargs)
+
+
+def _domain_tests(session: nox.Session, domain: str) -> None:
+    session.install(CORE, DOMAINS[domain], *TEST_DEPS)
+    session.run("pytest", f"tests/{domain}", "-q", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def vision(session: nox.Session) -> None:
+    """tests/vision with only ember and embervision installed."""
+    _domain_tests(session, "vision")
+
+
+@nox.session(python=PYTHON)
+def text(session: nox.Session) -> None:
+    """tests/text with only ember and embertext installed."""
+    _domain_tests(session, "text")
+
+
+@nox.session(python=PYTHON)
+def audio(session: nox.Session) -> None:
+    """tests/audio with only ember and emberaudio installed."""
+    _domain_tests(session, "audio")
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff on the Python files, cython-lint on the Cython ones."""
+    session.install("ruff==0.17.*", "cython-lint")
+    paths = [p for p in ("packages", "tests", "tools", "noxfile.py") if (ROOT / p).exists()]
+    session.run("ruff", "check", *paths, *session.posargs)
+    cython_files = sorted(
+        glob.glob("packages/**/*.pyx", recursive=True)
+        + glob.glob("packages/**/*.pxd", recursive=True)
+    )
+    if cython_files:
+        # The maximum line length and other settings are in pyproject.toml [tool.cython-lint].
+        session.run("cython-lint", *cython_files)
+
+
+@nox.session(python=PYTHON)
+def build(session: nox.Session) -> None:
+    """An sdist and a wheel (built from the sdist) of each package into dist/, then a check
+    that the four wheels install together in a fresh environment and import.
+
+    The core's sdist is made by `meson dist` from git: it holds the last commit, not
+    uncommitted changes.
+    """
+    session.install("build")
+    dist = ROOT / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    for package in ALL_PACKAGES:
+        session.run("python", "-m", "build", "--outdir", str(dist), package)
+
+    artifacts = sorted(p.name for p in dist.iterdir())
+    wheels = sorted(str(p) for p in dist.glob("*.whl"))
+    if len(artifacts) != 8 or len(wheels) != 4:
+        session.error(f"expected 4 sdists and 4 wheels in dist/, found {artifacts}")
+
+    # A fresh environment, not this session's: only the wheels and their dependencies.
+    venv = Path(session.create_tmp()) / "wheels-venv"
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run("python", "-m", "venv", str(venv))
+    python = str(venv / "bin" / "python")
+    session.run(python, "-m", "pip", "install", "-q", "numpy>=2", "pillow", "soundfile",
+                external=True)
+    session.run(python, "-m", "pip", "install", "-q", "--no-index", *wheels, external=True)
+    check = (
+        "import importlib, importlib.metadata as md\n"
+        f"for name in {DISTRIBUTIONS!r}:\n"
+        "    module = importlib.import_module(name)\n"
+        "    assert module.__version__ == md.version(name), name\n"
+        "    print(name, module.__version__, module.__file__)\n"
+    )
+    # Run from the temporary folder so that nothing in the working tree can be imported.
+    with session.chdir(venv.parent):
+        session.run(python, "-c", check, external=True)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Benchmarks side by side with PyTorch: tools/bench/run.py, options after `--`."""
+    session.install(CORE, TORCH)
+    session.run("python", "tools/bench/run.py", *session.posargs)
+
+
+@nox.session(venv_params=["--system-site-packages"])
+def gpu(session: nox.Session) -> None:
+    """The tests marked `gpu`; they skip where CuPy or a GPU is missing.
+
+    Runs on the Python that runs nox and sees its site-packages, so that a CuPy installed there
+    (the GPU machines have one) is used.
+    """
+    session.install(CORE, *TEST_DEPS)
+    # pytest exits with 5 when every test was deselected: not a failure on a machine without
+    # any gpu-marked tests yet.
+    session.run("pytest", "-m", "gpu", "tests/", "-q", *session.posargs, success_codes=[0, 5])
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """The main job: trains a small network on MNIST (examples/train_mnist.py)."""
+    session.install(*ALL_PACKAGES)
+    session.run("python", "examples/train_mnist.py", *session.posargs)
+
+
+@nox.session(python=False)
+def dev(session: nox.Session) -> None:
+    """An editable development environment in .venv: the core rebuilds itself on import.
+
+    Then: `source .venv/bin/activate` (or call .venv/bin/python, .venv/bin/pytest directly).
+    """
+    venv = ROOT / ".venv"
+    bin_dir = venv / "bin"
+    if not venv.exists():
+        session.run(f"python{PYTHON}", "-m", "venv", str(venv))
+    pip = [str(bin_dir / "python"), "-m", "pip", "install"]
+    build_deps = ["meson-python", "meson", "ninja", "cython", "numpy>=2", "hatchling", "editables"]
+    session.run(*pip, *build_deps, *TEST_DEPS, "ruff", "cython-lint", "nox", TORCH)
+    # DESIGN.md section 6: MESON and CYTHON point at the venv's tools, so the rebuild on import
+    # works without activating the venv.
+    env = {"MESON": str(bin_dir / "meson"), "CYTHON": str(bin_dir / "cython"),
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    session.run(*pip, "--no-build-isolation", "-e", CORE, env=env)
+    editables = [arg for package in DOMAINS.values() for arg in ("-e", package)]
+    session.run(*pip, "--no-build-isolation", *editables, env=env)
+    session.log(f"ready: source {venv.relative_to(ROOT)}/bin/activate")

@@ -1,0 +1,1046 @@
+# cython: freethreading_compatible = False
+"""ember's core, compiled: the Tensor base type, the autograd graph and its engine.
+
+Everything that runs once per operation lives here: creating the output tensor,
+checking grad mode, recording the graph node and, in backward, walking the graph
+with dependency counts and accumulating gradients. The Python side (``ember._tensor``)
+subclasses :class:`TensorBase` and registers that subclass with
+:func:`set_tensor_class`, so tensors made here are ember ``Tensor`` objects.
+
+NOTE [ Ops are Nodes ]
+An op is a subclass of :class:`Node` with ``forward(self, *args)`` working on
+arrays (NumPy or CuPy) and ``backward(self, *grads)`` working on Tensors (so that
+``create_graph=True`` records the backward itself). :func:`apply` calls forward,
+wraps the results and, when grad is needed, links the node into the graph. The node
+object doubles as the ``ctx`` of the op: values that backward needs are either
+declared (``saves_inputs``, ``saves_output``) and saved as version-checked tensors,
+or kept as plain attributes set in forward.
+"""
+
+cimport cython
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_SIZE
+
+import sys
+import traceback as _traceback
+import weakref as _weakref
+
+import numpy as _np
+
+cdef object _ndarray = _np.ndarray
+cdef object _np_generic = _np.generic
+cdef object _np_asarray = _np.asarray
+
+cdef extern from *:
+    """
+    /* Grad mode and inference mode are per thread, as in PyTorch. */
+    static __thread int ember_grad_enabled = 1;
+    static __thread int ember_inference_mode = 0;
+    static __thread int ember_anomaly_mode = 0;
+    """
+    int ember_grad_enabled
+    int ember_inference_mode
+    int ember_anomaly_mode
+
+
+# ----------------------------------------------------------------------------
+# grad mode
+
+cpdef bint is_grad_enabled():
+    """Return True if grad mode is enabled in this thread."""
+    return ember_grad_enabled != 0
+
+
+cpdef set_grad_enabled_flag(bint mode):
+    """Set grad mode for this thread and return the previous value."""
+    global ember_grad_enabled
+    cdef bint prev = ember_grad_enabled != 0
+    ember_grad_enabled = 1 if mode else 0
+    return prev
+
+
+cpdef bint is_inference_mode_enabled():
+    return ember_inference_mode != 0
+
+
+cpdef set_inference_mode_flag(bint mode):
+    global ember_inference_mode
+    cdef bint prev = ember_inference_mode != 0
+    ember_inference_mode = 1 if mode else 0
+    return prev
+
+
+cpdef bint is_anomaly_enabled():
+    return ember_anomaly_mode != 0
+
+
+cpdef set_anomaly_flag(bint mode):
+    global ember_anomaly_mode
+    cdef bint prev = ember_anomaly_mode != 0
+    ember_anomaly_mode = 1 if mode else 0
+    return prev
+
+
+# ----------------------------------------------------------------------------
+# registration of the Python layer (the only upward flow, in one visible place)
+
+cdef object TensorCls = None        # ember.Tensor
+cdef object _sum_to = None          # (grad Tensor, shape) -> Tensor summed to shape
+cdef object _is_diff_dtype = None   # numpy dtype -> bool (float or complex)
+cdef dict _diff_dtypes = {}         # numpy dtype -> bool, cache of _is_diff_dtype
+cdef object _zeros_like = None      # Tensor -> zeros Tensor (for undefined grads)
+
+
+def set_tensor_class(cls):
+    """Register the Python Tensor class (a subclass of TensorBase)."""
+    global TensorCls
+    if not issubclass(cls, TensorBase):
+        raise TypeError("the tensor class must subclass TensorBase")
+    TensorCls = cls
+
+
+def set_helpers(sum_to, is_differentiable_dtype, zeros_like):
+    """Register the few Tensor-level helpers the engine needs."""
+    global _sum_to, _is_diff_dtype, _zeros_like
+    _sum_to = sum_to
+    _is_diff_dtype = is_differentiable_dtype
+    _zeros_like = zeros_like
+
+
+cdef inline bint is_diff_dtype(object dt):
+    cdef object r = _diff_dtypes.get(dt)
+    if r is None:
+        r = bool(_is_diff_dtype(dt))
+        _diff_dtypes[dt] = r
+    return r is True
+
+
+# ----------------------------------------------------------------------------
+# Tensor
+
+cdef class VersionCounter:
+    """Counts in-place changes of a storage; views share their base's counter."""
+    cdef public long long value
+
+
+cdef class TensorBase:
+    """The compiled part of ``ember.Tensor``: the data and the autograd fields."""
+
+    cdef public object _data           # numpy.ndarray or cupy.ndarray
+    cdef public bint _requires_grad    # meaningful for leaves only
+    cdef public object _grad
+    cdef public Node _grad_fn
+    cdef public int _output_nr
+    cdef public VersionCounter _vc     # created lazily: None means version 0, no views
+    cdef public object _base           # the tensor this one is a view of, or None
+    cdef public object _view_fn        # for views: re-creates this view from the base
+    cdef public object _hooks          # list of hooks on a leaf's grad, or None
+    cdef public bint _retains_grad
+    cdef public object _accumulator    # a leaf's AccumulateGrad node, made on first use
+    cdef object __weakref__
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, bint value):
+        if self._grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want "
+                    "to use a computed variable in a subgraph that doesn't require "
+                    "differentiation use var_no_grad = var.detach().")
+            return
+        if value and not is_diff_dtype(self._data.dtype):
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def _version(self):
+        return 0 if self._vc is None else self._vc.value
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, TensorBase):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}")
+            if (<TensorBase>value)._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: grad shape "
+                    f"{tuple((<TensorBase>value)._data.shape)}, tensor shape "
+                    f"{tuple(self._data.shape)}")
+            if (<TensorBase>value)._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of a different type: {(<TensorBase>value)._data.dtype} "
+                    f"vs {self._data.dtype}")
+        self._grad = value
+
+    def _bump_version(self):
+        bump_version(self)
+
+
+cdef inline void bump_version(TensorBase t):
+    if t._vc is None:
+        t._vc = VersionCounter()
+    t._vc.value += 1
+
+
+cdef inline long long version_of(TensorBase t):
+    return 0 if t._vc is None else t._vc.value
+
+
+cdef inline TensorBase wrap(object data):
+    """A new leaf Tensor holding ``data`` (an array; NumPy scalars become 0-d arrays)."""
+    cdef TensorBase t = TensorBase.__new__(TensorCls)
+    if type(data) is not _ndarray and (isinstance(data, _np_generic)
+                                       or not hasattr(data, "dtype")):
+        data = _np_asarray(data)
+    t._data = data
+    return t
+
+
+def make_tensor_from_array(data, bint requires_grad=False):
+    """Wrap an array in a Tensor without copying (the array is not checked)."""
+    cdef TensorBase t = wrap(data)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def make_view(TensorBase base, data, view_fn):
+    """Wrap ``data``, a view of ``base``'s array, as a view tensor of ``base``.
+
+    The view shares ``base``'s version counter; ``view_fn(tensor)`` re-creates the
+    view from a tensor shaped like base (used to replay it for in-place autograd).
+    """
+    cdef TensorBase t = wrap(data)
+    cdef TensorBase root = base
+    if base._vc is None:
+        base._vc = VersionCounter()
+    t._vc = base._vc
+    if base._base is not None:
+        root = base._base
+        outer_fn = base._view_fn
+        if outer_fn is not None and view_fn is not None:
+            inner_fn = view_fn
+            view_fn = lambda x: inner_fn(outer_fn(x))
+        else:
+            view_fn = None
+    t._base = root
+    t._view_fn = view_fn
+    return t
+
+
+# ----------------------------------------------------------------------------
+# saved tensors
+
+cdef class SavedTensor:
+    """A tensor kept for backward, with the version it had when it was saved.
+
+    An op's own output is kept as its data only (keeping the Tensor would make a
+    reference cycle output -> grad_fn -> output); it is rebuilt on unpacking with
+    the node as its grad_fn, so higher-order gradients still flow through it.
+    """
+    cdef object tensor        # the saved input Tensor (None for an output)
+    cdef object data          # the output's array
+    cdef VersionCounter vc    # the output's version counter
+    cdef long long version
+    cdef int output_nr
+    cdef bint is_output
+
+    cdef object unpack(self, Node node):
+        cdef TensorBase t
+        cdef long long now
+        if self.is_output:
+            now = 0 if self.vc is None else self.vc.value
+        else:
+            now = version_of(<TensorBase>self.tensor)
+        if now != self.version:
+            t = self.tensor if not self.is_output else wrap(self.data)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified "
+                f"by an inplace operation: [{t.type()} {list(t._data.shape)}], which is "
+                f"{'output' if self.is_output else 'an input'} {self.output_nr} of "
+                f"{node.name()}, is at version {now}; expected version {self.version} "
+                "instead. Hint: the backtrace further above can show the operation that "
+                "failed to compute its gradient. Enable anomaly detection with "
+                "ember.autograd.set_detect_anomaly(True) to find it.")
+        if not self.is_output:
+            return self.tensor
+        t = wrap(self.data)
+        t._vc = self.vc
+        t._grad_fn = node
+        t._output_nr = self.output_nr
+        return t
+
+
+cdef SavedTensor save_input(TensorBase t, int position):
+    cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
+    s.tensor = t
+    s.version = version_of(t)
+    s.output_nr = position
+    return s
+
+
+cdef SavedTensor save_output(TensorBase t):
+    cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
+    if t._vc is None:
+        t._vc = VersionCounter()
+    s.data = t._data
+    s.vc = t._vc
+    s.version = t._vc.value
+    s.output_nr = t._output_nr
+    s.is_output = True
+    return s
+
+
+# ----------------------------------------------------------------------------
+# graph nodes
+
+cdef class Node:
+    """A node of the autograd graph: one recorded operation (``grad_fn``).
+
+    Subclasses define ``forward(self, *args)`` on arrays and ``backward(self, *grads)``
+    on Tensors, returning one gradient per forward argument (None where there is
+    none; trailing Nones may be left out).
+    """
+
+    cdef public tuple _next            # per forward argument: the Node its grad goes to, or None
+    cdef public tuple _next_nr         # per forward argument: the output number in that Node
+    cdef public tuple needs_input_grad
+    cdef public tuple _saved           # SavedTensor or a plain value, per saved slot
+    cdef public tuple _in_shapes       # argument shapes when forward broadcast them, else None
+    cdef public int _num_outputs
+    cdef public object _pre_hooks      # {output_nr: [hook(grad)]} from Tensor.register_hook
+    cdef public object _retain         # {output_nr: weakref to a tensor that retains grad}
+    cdef public object _hooks          # [hook(grad_inputs, grad_outputs)] from Node.register_hook
+    cdef public object _node_pre_hooks  # [hook(grad_outputs)]
+    cdef public object _trace          # forward traceback, in anomaly mode
+    cdef public bint _released
+    cdef public bint materialize_grads
+    cdef dict __dict__
+    cdef object __weakref__
+
+    # Declarations an op may override.
+    saves_inputs = ()       # indices of forward arguments to keep for backward
+    saves_output = False    # keep the (first) output for backward
+    differentiable = True   # False: outputs never require grad (argmax, comparisons, ...)
+
+    def __init__(self):
+        pass
+
+    def name(self):
+        return type(self).__name__ + "Backward0"
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def forward(self, *args):
+        raise NotImplementedError(f"{type(self).__name__} has no forward")
+
+    def backward(self, *grads):
+        raise NotImplementedError(f"{type(self).__name__} has no backward")
+
+    @property
+    def next_functions(self):
+        if self._next is None:
+            return ()
+        return tuple((n, nr) for n, nr in zip(self._next, self._next_nr))
+
+    @property
+    def saved_tensors(self):
+        """The saved values, in the order: saved inputs, then the output."""
+        if self._released:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access "
+                "saved tensors after they have already been freed). Saved intermediate "
+                "values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward "
+                "through the graph a second time or if you need to access saved tensors "
+                "after calling backward.")
+        if self._saved is None:
+            return ()
+        cdef list out = []
+        for s in self._saved:
+            if isinstance(s, SavedTensor):
+                out.append((<SavedTensor>s).unpack(self))
+            else:
+                out.append(s)
+        return tuple(out)
+
+    def register_hook(self, hook):
+        """Register ``hook(grad_inputs, grad_outputs)`` to run after this node's backward."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return _RemovableHandle(self._hooks, hook)
+
+    def register_prehook(self, hook):
+        """Register ``hook(grad_outputs)`` to run before this node's backward."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = []
+        self._node_pre_hooks.append(hook)
+        return _RemovableHandle(self._node_pre_hooks, hook)
+
+    def _register_tensor_hook(self, int output_nr, hook):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        lst = self._pre_hooks.setdefault(output_nr, [])
+        lst.append(hook)
+        return _RemovableHandle(lst, hook)
+
+    def _register_retain(self, int output_nr, tensor):
+        if self._retain is None:
+            self._retain = {}
+        self._retain[output_nr] = _weakref.ref(tensor)
+
+    def _release(self):
+        self._saved = None
+        self._released = True
+
+    cdef tuple call_backward(self, list grads):
+        """Run backward on the gradients of the outputs; one gradient per argument."""
+        cdef object res
+        cdef Py_ssize_t n = len(self._next), i
+        if self.materialize_grads:
+            for i in range(len(grads)):
+                if grads[i] is None:
+                    grads[i] = self._undefined_grad(i)
+        res = self.backward(*grads)
+        if not isinstance(res, tuple):
+            res = (res,)
+        if len(res) < n:
+            res = res + (None,) * (n - len(res))
+        elif len(res) > n:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {n}, got {len(res)})")
+        if self._in_shapes is not None:
+            res = tuple(
+                _sum_to(g, shape) if g is not None and shape is not None
+                and tuple((<TensorBase>g)._data.shape) != shape else g
+                for g, shape in zip(res, self._in_shapes))
+        return res
+
+    def _undefined_grad(self, int i):
+        raise RuntimeError(f"{self.name()}: gradient of output {i} is undefined")
+
+
+class _RemovableHandle:
+    """Returned by register_hook; ``remove()`` takes the hook out again."""
+
+    def __init__(self, lst, hook):
+        self._list = _weakref.ref(lst) if not isinstance(lst, list) else lst
+        self._hook = hook
+
+    def remove(self):
+        lst = self._list
+        try:
+            lst.remove(self._hook)
+        except ValueError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.remove()
+
+
+cdef class AccumulateGrad(Node):
+    """The node that ends every path to a leaf: adds the gradient into ``.grad``."""
+
+    cdef object _variable_ref
+
+    @property
+    def variable(self):
+        return self._variable_ref()
+
+    def name(self):
+        return "AccumulateGrad"
+
+    def backward(self, *grads):
+        return ()
+
+
+cdef Node accumulator_of(TensorBase leaf):
+    cdef AccumulateGrad acc = leaf._accumulator
+    if acc is None:
+        acc = AccumulateGrad.__new__(AccumulateGrad)
+        acc._next = ()
+        acc._next_nr = ()
+        acc._num_outputs = 1
+        acc._variable_ref = _weakref.ref(leaf)
+        leaf._accumulator = acc
+    return acc
+
+
+cdef inline object edge_node(TensorBase t):
+    """The node a gradient for ``t`` goes to, or None if ``t`` needs no gradient."""
+    if t._grad_fn is not None:
+        return t._grad_fn
+    if t._requires_grad:
+        return accumulator_of(t)
+    return None
+
+
+# ----------------------------------------------------------------------------
+# applying an op
+
+cdef tuple _empty = ()
+
+
+cdef inline bint is_tensor(object x):
+    return isinstance(x, TensorBase)
+
+
+def apply(op_cls, *args):
+    """Run op ``op_cls`` on ``args`` (Tensors and plain values); return Tensor(s).
+
+    Tensor arguments reach ``forward`` as their arrays. When grad mode is on and an
+    argument requires grad, the op's node is linked into the graph and its outputs
+    of floating or complex dtype require grad.
+    """
+    cdef Node node = Node.__new__(op_cls)
+    cdef Py_ssize_t n = len(args), i
+    cdef list arrays = list(args)
+    cdef bint any_grad = False
+    cdef TensorBase t
+    cdef object a
+    for i in range(n):
+        a = args[i]
+        if isinstance(a, TensorBase):
+            t = <TensorBase>a
+            arrays[i] = t._data
+            if t._requires_grad or t._grad_fn is not None:
+                any_grad = True
+    out = node.forward(*arrays)
+    if not (any_grad and ember_grad_enabled and node.differentiable):
+        if type(out) is tuple:
+            return tuple([wrap(o) if o is not None else None for o in out])
+        return wrap(out)
+    return record(node, args, out)
+
+
+cdef object record(Node node, tuple args, object out):
+    """Wrap the forward's result and link ``node`` into the graph."""
+    cdef Py_ssize_t n = len(args), i
+    cdef list nexts = [None] * n
+    cdef list nrs = [0] * n
+    cdef list needs = [False] * n
+    cdef TensorBase t
+    cdef object nx
+    cdef bint broadcast = False
+    cdef tuple outs
+    cdef object out_shape
+    for i in range(n):
+        a = args[i]
+        if isinstance(a, TensorBase):
+            t = <TensorBase>a
+            nx = edge_node(t)
+            if nx is not None:
+                nexts[i] = nx
+                nrs[i] = t._output_nr
+                needs[i] = True
+    node._next = tuple(nexts)
+    node._next_nr = tuple(nrs)
+    node.needs_input_grad = tuple(needs)
+    if ember_anomaly_mode:
+        node._trace = _traceback.format_stack()[:-2]
+
+    cdef bint multi = type(out) is tuple
+    outs = out if multi else (out,)
+    node._num_outputs = len(outs)
+    cdef list wrapped = []
+    cdef TensorBase o
+    for i in range(len(outs)):
+        if outs[i] is None:
+            wrapped.append(None)
+            continue
+        o = wrap(outs[i])
+        if is_diff_dtype(o._data.dtype):
+            o._grad_fn = node
+            o._output_nr = i
+        wrapped.append(o)
+
+    # Broadcast inputs get their gradients summed back to their shapes.
+    out_shape = outs[0].shape if outs[0] is not None else None
+    for i in range(n):
+        a = args[i]
+        if isinstance(a, TensorBase) and needs[i] and (<TensorBase>a)._data.shape != out_shape:
+            broadcast = True
+            break
+    if broadcast:
+        node._in_shapes = tuple(
+            tuple((<TensorBase>a)._data.shape) if isinstance(a, TensorBase) else None
+            for a in args)
+
+    cdef list saved = []
+    for i in node.saves_inputs:
+        a = args[i]
+        saved.append(save_input(<TensorBase>a, i) if isinstance(a, TensorBase) else a)
+    if node.saves_output:
+        saved.append(save_output(wrapped[0]))
+    if saved:
+        node._saved = tuple(saved)
+    return tuple(wrapped) if multi else wrapped[0]
+
+
+def check_inplace(TensorBase t):
+    """Raise PyTorch's error if ``t`` may not be changed in place under autograd."""
+    if not ember_grad_enabled:
+        return
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+    if t._base is not None:
+        base = <TensorBase>t._base
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an "
+                "in-place operation.")
+
+
+def apply_inplace(op_cls, TensorBase self, *args):
+    """Run op ``op_cls`` on ``(self, *args)`` and write the result into ``self``.
+
+    Without autograd the result is written into self's array. Under autograd, the
+    op is recorded on a stand-in for self's old value and self takes the new node as
+    its history; a view instead rebases its base's history (see ``_rebase_view``).
+    """
+    cdef TensorBase t
+    cdef bint any_grad = self._requires_grad or self._grad_fn is not None
+    for a in args:
+        if isinstance(a, TensorBase):
+            t = <TensorBase>a
+            if t._requires_grad or t._grad_fn is not None:
+                any_grad = True
+    if not (any_grad and ember_grad_enabled):
+        node = Node.__new__(op_cls)
+        arrays = [(<TensorBase>a)._data if isinstance(a, TensorBase) else a for a in args]
+        res = node.forward(self._data, *arrays)
+        copy_into(self._data, res)
+        bump_version(self)
+        return self
+    check_inplace(self)
+    if self._base is not None and self._view_fn is not None:
+        return rebase_view(op_cls, self, args)
+    old = old_value(op_cls, self)
+    out = apply(op_cls, old, *args)
+    copy_into(self._data, (<TensorBase>out)._data)
+    bump_version(self)
+    take_history(self, <TensorBase>out)
+    return self
+
+
+cdef TensorBase old_value(op_cls, TensorBase self):
+    """A tensor standing for ``self`` before an in-place op: same history.
+
+    Its data is a copy when the op keeps its first input for backward, since self's
+    own data is about to be overwritten.
+    """
+    cdef TensorBase old = wrap(self._data.copy() if 0 in op_cls.saves_inputs else self._data)
+    old._grad_fn = self._grad_fn
+    old._output_nr = self._output_nr
+    old._requires_grad = self._requires_grad
+    if self._grad_fn is None and self._requires_grad:
+        old._accumulator = accumulator_of(self)
+    return old
+
+
+cdef void take_history(TensorBase self, TensorBase out):
+    self._grad_fn = out._grad_fn
+    self._output_nr = out._output_nr
+
+
+cdef dict _CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+cdef object copy_into(object dst, object src):
+    if dst.dtype != src.dtype:
+        if _CATEGORY.get(src.dtype.kind, 0) > _CATEGORY.get(dst.dtype.kind, 0):
+            raise RuntimeError(
+                f"result type {src.dtype} can't be cast to the desired output type {dst.dtype}")
+    if dst.shape != src.shape:
+        try:
+            bshape = sys.modules["numpy"].broadcast_shapes(src.shape, dst.shape)
+        except ValueError:
+            bshape = None
+        if bshape != dst.shape:
+            raise RuntimeError(
+                f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                f"{list(bshape) if bshape is not None else list(src.shape)}")
+    dst[...] = src
+
+
+class CopySlices(Node):
+    """History of a base tensor after an in-place op on one of its views.
+
+    Inputs: the base's old value, then the in-place op's other arguments. Backward
+    runs the op's backward on the view's region of the gradient and writes the
+    result into that region of the base's gradient.
+    """
+
+    def name(self):
+        return "CopySlices"
+
+    def backward(self, grad):
+        g = grad.clone()
+        region = self.view_fn(g)
+        op_grads = _call_backward_py(self.op_node, [region.clone()])
+        first = op_grads[0]
+        if first is None:
+            region.zero_()
+        else:
+            region.copy_(first)
+        return (g,) + tuple(op_grads[1:])
+
+
+def _call_backward_py(Node node, list grads):
+    return node.call_backward(grads)
+
+
+cdef object rebase_view(op_cls, TensorBase view, tuple args):
+    """In-place op on a view under autograd: the base takes a CopySlices history."""
+    cdef TensorBase base = <TensorBase>view._base
+    view_fn = view._view_fn
+    # Record the op itself on a stand-in for the view's old value.
+    cdef TensorBase old_view = wrap(view._data.copy() if 0 in op_cls.saves_inputs else view._data)
+    old_view._grad_fn = view.grad_fn
+    old_view._output_nr = view._output_nr
+    old_view._requires_grad = view.requires_grad
+    out = apply(op_cls, old_view, *args)
+    copy_into(view._data, (<TensorBase>out)._data)
+    cdef Node op_node = (<TensorBase>out)._grad_fn
+    # The base's history: CopySlices(old base, other args of the op).
+    cdef TensorBase old_base = old_value(_NoSave, base)
+    cs = CopySlices.__new__(CopySlices)
+    cs.view_fn = view_fn
+    cs.op_node = op_node
+    cs_args = (old_base,) + tuple(args)
+    nexts = [edge_node(old_base) if old_base.requires_grad else None]
+    nrs = [old_base._output_nr]
+    for a in args:
+        if isinstance(a, TensorBase) and (<TensorBase>a).requires_grad:
+            nexts.append(edge_node(<TensorBase>a))
+            nrs.append((<TensorBase>a)._output_nr)
+        else:
+            nexts.append(None)
+            nrs.append(0)
+    (<Node>cs)._next = tuple(nexts)
+    (<Node>cs)._next_nr = tuple(nrs)
+    (<Node>cs).needs_input_grad = tuple(x is not None for x in nexts)
+    (<Node>cs)._num_outputs = 1
+    base._grad_fn = cs
+    base._output_nr = 0
+    bump_version(view)
+    # The view's history is the view of the base's new history.
+    refresh_view_history(view)
+    return view
+
+
+class _NoSave(Node):
+    saves_inputs = ()
+
+
+cdef void refresh_view_history(TensorBase view):
+    """Make ``view``'s grad_fn the view op applied to its base's current history."""
+    cdef TensorBase base = <TensorBase>view._base
+    prev = set_grad_enabled_flag(True)
+    try:
+        shadow = wrap(base._data)
+        shadow._grad_fn = base._grad_fn
+        shadow._output_nr = base._output_nr
+        shadow._requires_grad = base._requires_grad
+        if base._grad_fn is None and base._requires_grad:
+            shadow._accumulator = accumulator_of(base)
+        replayed = <TensorBase>view._view_fn(shadow)
+    finally:
+        set_grad_enabled_flag(prev)
+    view._grad_fn = replayed._grad_fn
+    view._output_nr = replayed._output_nr
+
+
+# ----------------------------------------------------------------------------
+# the backward engine
+
+cdef object accumulate(object acc, object g):
+    """Sum two gradients (either may be None) without touching either input."""
+    if acc is None:
+        return g
+    if g is None:
+        return acc
+    return acc + g
+
+
+cdef object run_tensor_hooks(Node node, int nr, object grad):
+    cdef object hooks
+    if node._pre_hooks is not None:
+        hooks = node._pre_hooks.get(nr)
+        if hooks:
+            for h in list(hooks):
+                r = h(grad)
+                if r is not None:
+                    grad = r
+    if node._retain is not None:
+        ref = node._retain.get(nr)
+        if ref is not None:
+            t = ref()
+            if t is not None and grad is not None:
+                if (<TensorBase>t)._grad is None:
+                    (<TensorBase>t)._grad = grad.detach().clone() if not ember_grad_enabled else grad
+                else:
+                    (<TensorBase>t)._grad = (<TensorBase>t)._grad + grad
+    return grad
+
+
+cdef void accumulate_into_leaf(AccumulateGrad acc, object grad, bint create_graph):
+    cdef TensorBase leaf = acc._variable_ref()
+    if leaf is None or grad is None:
+        return
+    if leaf._hooks:
+        for h in list(leaf._hooks):
+            r = h(grad)
+            if r is not None:
+                grad = r
+    cdef TensorBase g = <TensorBase>grad
+    if leaf._grad is None:
+        if create_graph:
+            leaf._grad = g
+        else:
+            # A fresh, detached copy: the incoming gradient may be shared with
+            # another branch of the graph or be the caller's own tensor.
+            leaf._grad = wrap(g._data.copy())
+    elif create_graph or ember_grad_enabled:
+        leaf._grad = leaf._grad + g
+    else:
+        existing = (<TensorBase>leaf._grad)
+        if existing._data.shape == g._data.shape and existing._data.flags.writeable:
+            existing._data += g._data
+            bump_version(existing)
+        else:
+            leaf._grad = leaf._grad + g
+
+
+cdef void check_nan(Node node, tuple grads):
+    for i, g in enumerate(grads):
+        if g is not None:
+            xp_any = (<TensorBase>g)._data
+            if (xp_any != xp_any).any():
+                msg = f"Function '{node.name()}' returned nan values in its {i}th output."
+                if node._trace is not None:
+                    msg += ("\nTraceback of forward call that caused the error:\n"
+                            + "".join(node._trace))
+                raise RuntimeError(msg)
+
+
+def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_graph,
+                 tuple inputs=None, bint allow_unused=False, bint accumulate_grad=True):
+    """Backpropagate ``root_grads`` from ``roots`` through the graph.
+
+    With ``accumulate_grad`` (``Tensor.backward``) leaves get their ``.grad``; with
+    ``inputs`` and not ``accumulate_grad`` (``autograd.grad``) the gradients of
+    ``inputs`` are returned instead and no ``.grad`` is touched.
+    """
+    cdef dict deps = {}
+    cdef dict buffers = {}
+    cdef list stack = []
+    cdef list ready = []
+    cdef Node node, nx
+    cdef TensorBase t
+    cdef Py_ssize_t i, k
+    cdef object g
+    cdef dict captures = None     # (node, nr) -> slot index in results
+    cdef list results = None
+    cdef set targets = None       # nodes whose execution must not run (captured leaves)
+
+    if inputs is not None:
+        results = [None] * len(inputs)
+        captures = {}
+        for i in range(len(inputs)):
+            t = <TensorBase>inputs[i]
+            if t._grad_fn is not None:
+                key = (t._grad_fn, t._output_nr)
+            elif t._requires_grad:
+                key = (accumulator_of(t), 0)
+            else:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            captures.setdefault(key, []).append(i)
+
+    # Roots' nodes and their incoming gradients.
+    root_nodes = []
+    for i in range(len(roots)):
+        t = <TensorBase>roots[i]
+        nx = edge_node(t)
+        if nx is None:
+            raise RuntimeError(
+                "element 0 of tensors does not require grad and does not have a grad_fn")
+        g = root_grads[i]
+        buf = buffers.get(nx)
+        if buf is None:
+            buf = [None] * max(nx._num_outputs, 1)
+            buffers[nx] = buf
+        buf[t._output_nr] = accumulate(buf[t._output_nr], g)
+        root_nodes.append(nx)
+
+    # Count, for every node reachable from the roots, the edges that lead into it.
+    seen = set()
+    for nx in root_nodes:
+        if nx not in seen:
+            seen.add(nx)
+            stack.append(nx)
+    while stack:
+        node = stack.pop()
+        if node._next is None:
+            continue
+        for nxt in node._next:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+    # With inputs given, run only the nodes that lead to one of them.
+    needed = None
+    if captures is not None:
+        needed = _nodes_leading_to(root_nodes, {key[0] for key in captures})
+
+    seen_ready = set()
+    for nx in root_nodes:
+        if deps.get(nx, 0) == 0 and nx not in seen_ready:
+            seen_ready.add(nx)
+            ready.append(nx)
+
+    prev_mode = set_grad_enabled_flag(create_graph)
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node)
+            # tensor hooks and retain_grad of each output, then captures
+            for k in range(len(grads)):
+                if node._pre_hooks is not None or node._retain is not None:
+                    grads[k] = run_tensor_hooks(node, k, grads[k])
+                if captures is not None:
+                    slots = captures.get((node, k))
+                    if slots is not None:
+                        for s in slots:
+                            results[s] = grads[k]
+            if needed is not None and node not in needed:
+                # nothing below this node leads to a requested input
+                continue
+            if type(node) is AccumulateGrad:
+                if accumulate_grad and (captures is None or inputs_accumulate(node, captures)):
+                    accumulate_into_leaf(<AccumulateGrad>node, grads[0], create_graph)
+                continue
+            if node._node_pre_hooks:
+                for h in list(node._node_pre_hooks):
+                    r = h(tuple(grads))
+                    if r is not None:
+                        grads = list(r)
+            if all(g is None for g in grads):
+                in_grads = (None,) * len(node._next)
+            else:
+                in_grads = node.call_backward(grads)
+            if node._hooks:
+                for h in list(node._hooks):
+                    r = h(in_grads, tuple(grads))
+                    if r is not None:
+                        in_grads = tuple(r)
+            if ember_anomaly_mode:
+                check_nan(node, in_grads)
+            _release_after(node, keep_graph)
+            nexts = node._next
+            nrs = node._next_nr
+            for i in range(len(nexts)):
+                nxt = nexts[i]
+                if nxt is None:
+                    continue
+                g = in_grads[i]
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = [None] * max((<Node>nxt)._num_outputs, 1)
+                        buffers[nxt] = buf
+                    k = nrs[i]
+                    buf[k] = accumulate(buf[k], g)
+                c = deps[nxt] - 1
+                deps[nxt] = c
+                if c == 0:
+                    if nxt not in buffers:
+                        buffers[nxt] = [None] * max((<Node>nxt)._num_outputs, 1)
+                    ready.append(nxt)
+    finally:
+        set_grad_enabled_flag(prev_mode)
+
+    if results is not None:
+        for i in range(len(results)):
+            if results[i] is None and not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+        return tuple(results)
+    return None
+
+
+cdef bint inputs_accumulate(Node node, dict captures):
+    # Tensor.backward(inputs=...) accumulates only into the given leaves.
+    return (node, 0) in captures
+
+
+cdef void _release_after(Node node, bint keep_graph):
+    if not keep_graph:
+        node._saved = None
+        if node.saves_inputs or node.saves_output:
+            node._released = True
+
+
+cdef set _nodes_leading_to(list roots, set targets):
+    """The nodes from which one of ``targets`` can be reached (targets included)."""
+    cdef dict memo = {}
+    cdef list stack
+    cdef Node node
+    # iterative post-order DFS
+    for r in roots:
+        if r in memo:
+            continue
+        stack = [(r, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                hit = node in targets
+                if node._next is not None:
+                    for nxt in node._next:
+                        if nxt is not None and memo.get(nxt, False):
+                            hit = True
+                memo[node] = hit
+                continue
+            if node in memo:
+                continue
+            stack.append((node, True))
+            if node._next is not None:
+                for nxt in node._next:
+                    if nxt is not None and nxt not in memo:
+                        stack.append((nxt, False))
+    return {n for n, hit in memo.items() if hit}

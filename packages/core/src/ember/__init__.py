@@ -1,0 +1,52 @@
+"""ember: a deep-learning framework with PyTorch's API on NumPy and CuPy.
+
+``import ember`` where you wrote ``import torch``: tensors, tape-based autograd, and
+(as they land) nn, optim and data loading, with a Cython core.
+"""
+
+from __future__ import annotations
+
+from ember._version import __version__
+from ember._C import _core as _core
+from ember._dtype import (  # noqa: F401 - re-exports
+    bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
+    complex128, half, float, double, short, int, long, cfloat, cdouble, dtype, finfo, iinfo,
+    get_default_dtype, set_default_dtype, promote_types, result_type, can_cast,
+)
+from ember._device import device
+from ember._tensor import Size, Tensor, _install_methods
+from ember import _ops
+from ember._ops.conversion import *  # noqa: F403
+from ember._ops.creation import *  # noqa: F403
+from ember._ops.elementwise import *  # noqa: F403
+from ember._ops.indexing import *  # noqa: F403
+from ember._ops.linalg import *  # noqa: F403
+from ember._ops.reduction import *  # noqa: F403
+from ember._ops.random import *  # noqa: F403
+from ember._ops.shape import *  # noqa: F403
+from ember._ops.sort import *  # noqa: F403
+from ember import autograd
+from ember.autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+
+_install_methods()
+_core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc", _ops.creation.zeros_like)
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is an ember Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def is_floating_point(input) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input) -> bool:
+    return input.is_complex()

@@ -1,0 +1,14 @@
+"""Op definitions, one module per family; forward and backward side by side.
+
+Each family module defines its ops (``Node`` subclasses), the public functions that
+call them, and ``METHODS``: the Tensor methods it provides, installed onto
+``ember.Tensor`` by ``ember._tensor._install_methods``.
+"""
+
+from ember._ops import (
+    conversion, creation, elementwise, indexing, linalg, random, reduction, shape, sort,
+)
+
+FAMILIES = (conversion, creation, elementwise, reduction, shape, indexing, linalg, sort, random)
+
+__all__ = ["FAMILIES"]

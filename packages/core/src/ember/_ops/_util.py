@@ -1,0 +1,148 @@
+"""Helpers shared by the op families: operands, promotion, dims."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ember import _dtype
+from ember._backend import backend_of
+from ember._C._core import TensorBase, apply, make_tensor_from_array
+
+__all__ = [
+    "TensorBase", "apply", "wrap", "xp_of", "is_tensor", "as_tensor_like", "promote",
+    "wrap_dim", "wrap_dims", "check_same_device", "scalar_value", "ensure_float",
+]
+
+wrap = make_tensor_from_array
+_PY_SCALARS = (int, float, bool, complex)
+
+
+def xp_of(array):
+    """The array module (numpy or cupy) that holds ``array``."""
+    if type(array) is np.ndarray:
+        return np
+    return backend_of(array).xp
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, TensorBase)
+
+
+def scalar_value(x):
+    """A Python number for a NumPy scalar or a bool/int/float/complex, else None."""
+    t = type(x)
+    if t in _PY_SCALARS:
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, numbers.Number):
+        return complex(x) if isinstance(x, numbers.Complex) and not isinstance(x, numbers.Real) \
+            else float(x) if not isinstance(x, numbers.Integral) else int(x)
+    return None
+
+
+def as_tensor_like(x, like: TensorBase) -> TensorBase:
+    """``x`` (array, sequence, or tensor) as a tensor on ``like``'s device."""
+    if isinstance(x, TensorBase):
+        return x
+    from ember._ops.creation import tensor
+
+    return tensor(x, device=like.device)
+
+
+def promote(a, b):
+    """Bring two operands of a binary elementwise op to their common dtype.
+
+    Returns (a, b) where tensors are cast (a recorded, differentiable cast) and Python
+    numbers stay numbers, so that NumPy treats them as weak scalars.
+    """
+    ta, tb = isinstance(a, TensorBase), isinstance(b, TensorBase)
+    if ta and tb:
+        da, db = a._data.dtype, b._data.dtype
+        if da == db:
+            return a, b
+        rt = _dtype.result_type(a, b).numpy
+        if da != rt:
+            a = a.to(rt)
+        if db != rt:
+            b = b.to(rt)
+        return a, b
+    if ta:
+        v = scalar_value(b)
+        if v is None:
+            return promote(a, as_tensor_like(b, a))
+        return promote_with_scalar(a, v)
+    if tb:
+        v = scalar_value(a)
+        if v is None:
+            return promote(as_tensor_like(a, b), b)
+        b, v = promote_with_scalar(b, v)
+        return v, b
+    raise TypeError(f"expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}")
+
+
+def promote_with_scalar(t: TensorBase, s):
+    """(t', s') for tensor ``t`` and number ``s`` under PyTorch's rules: an integer or
+    bool tensor meets a float (complex) number in the default float (complex) dtype."""
+    kind = t._data.dtype.kind
+    if isinstance(s, bool):
+        return t, s
+    if isinstance(s, complex) and kind != "c":
+        target = _dtype.get_default_dtype().to_complex() if kind in "biu" else \
+            _dtype.from_numpy(t._data.dtype).to_complex()
+        return t.to(target), s
+    if isinstance(s, float) and kind in "biu":
+        return t.to(_dtype.get_default_dtype()), s
+    if isinstance(s, int) and kind == "b":
+        return t.to(_dtype.int64), s
+    return t, s
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """``dim`` in range(ndim) (negative counts from the end); IndexError naming the range."""
+    n = max(ndim, 1)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return int(dim) % n
+
+
+def wrap_dims(dim, ndim: int):
+    """None, an int or a sequence of ints as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (wrap_dim(dim, ndim),)
+    dims = tuple(wrap_dim(d, ndim) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
+    return dims
+
+
+def check_same_device(*tensors) -> None:
+    devs = {type(t._data) for t in tensors if isinstance(t, TensorBase) and t._data.ndim}
+    if len(devs) > 1:
+        names = [str(t.device) for t in tensors if isinstance(t, TensorBase)]
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{names[0]} and {names[1]}!")
+
+
+def ensure_float(t: TensorBase) -> TensorBase:
+    """``t`` in the default float dtype if it is an integer or bool tensor."""
+    if t._data.dtype.kind in "biu":
+        return t.to(_dtype.get_default_dtype())
+    return t
+
+
+def promote_all(tensors):
+    """The tensors cast to their common result dtype (for cat, stack, where, ...)."""
+    dts = {t._data.dtype for t in tensors}
+    if len(dts) == 1:
+        return list(tensors)
+    rt = _dtype.result_type(*tensors).numpy
+    return [t if t._data.dtype == rt else t.to(rt) for t in tensors]

@@ -1,0 +1,95 @@
+"""Conversions: dtype and device moves, clone, contiguous, detach-like views."""
+
+from __future__ import annotations
+
+from ember import _dtype
+from ember._backend import backend_for_device, backend_of
+from ember._C._core import Node
+from ember._device import device as _device_cls
+from ember._ops._util import TensorBase, apply
+
+__all__ = ["clone", "to"]
+
+
+class ToCopy(Node):
+    """A copy with another dtype and/or on another device; backward casts back."""
+
+    def forward(self, x, np_dtype, target_backend, index, copy):
+        self.src_dtype = x.dtype
+        self.src_backend = backend_of(x)
+        src_index = getattr(getattr(x, "device", None), "id", None)
+        self.src_index = src_index
+        if target_backend is not self.src_backend:
+            x = target_backend.to_device(self.src_backend.to_numpy(x) if
+                                         self.src_backend.name != "cpu" else x, index)
+            copy = False
+        if np_dtype is not None and x.dtype != np_dtype:
+            return x.astype(np_dtype)
+        return x.copy() if copy else x
+
+    def name(self):
+        return "ToCopyBackward0"
+
+    def backward(self, grad):
+        return apply(ToCopy, grad, self.src_dtype, self.src_backend, self.src_index, False)
+
+
+class Clone(Node):
+    def forward(self, x, memory_format=None):
+        return x.copy()
+
+    def backward(self, grad):
+        return grad
+
+
+def clone(input, *, memory_format=None):
+    """A copy of ``input`` with its own memory; gradients flow back to ``input``."""
+    return apply(Clone, input)
+
+
+def contiguous(input, memory_format=None):
+    """``input`` itself if it is C-contiguous, else a contiguous copy."""
+    if input._data.flags.c_contiguous:
+        return input
+    return apply(Clone, input)
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, TensorBase):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (_dtype.dtype, type)) or hasattr(a, "kind"):
+            dtype = a
+        elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
+            device = a
+        elif isinstance(a, bool):
+            copy = a if not args or a is not args[0] else copy
+        elif a is not None:
+            raise TypeError(f"to() received an invalid argument {a!r}")
+    return dtype, device, copy
+
+
+def to(input, *args, **kwargs):
+    """``input`` with the given dtype and/or device (``input`` itself if unchanged)."""
+    dtype, device, copy = _parse_to(list(args), dict(kwargs))
+    np_dtype = _dtype.to_numpy(dtype) if dtype is not None else None
+    target = backend_for_device(device) if device is not None else backend_of(input._data)
+    index = None
+    if device is not None:
+        dev = _device_cls(device) if not isinstance(device, _device_cls) else device
+        index = dev.index
+    same_backend = target is backend_of(input._data)
+    if same_backend and (np_dtype is None or np_dtype == input._data.dtype) and not copy:
+        if target.name == "cpu" or index is None or input.device.index == index:
+            return input
+    return apply(ToCopy, input, np_dtype, target, index, copy)
+
+
+METHODS = {"clone": clone, "contiguous": contiguous}

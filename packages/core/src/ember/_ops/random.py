@@ -1,0 +1,7 @@
+"""Random ops (being written)."""
+
+from __future__ import annotations
+
+__all__: list = []
+
+METHODS: dict = {}

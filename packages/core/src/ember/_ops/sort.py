@@ -1,0 +1,7 @@
+"""Sort ops (being written)."""
+
+from __future__ import annotations
+
+__all__: list = []
+
+METHODS: dict = {}

@@ -1,0 +1,137 @@
+"""gradcheck and gradgradcheck: analytical gradients against finite differences."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember._C._core import TensorBase
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when analytical and numerical gradients differ."""
+
+
+def _as_tuple(x):
+    return (x,) if isinstance(x, TensorBase) else tuple(x)
+
+
+def _diff_inputs(inputs):
+    return [i for i, x in enumerate(inputs) if isinstance(x, TensorBase) and x.requires_grad]
+
+
+def _flat_outputs(func, inputs):
+    out = func(*inputs)
+    outs = _as_tuple(out)
+    return [o for o in outs if isinstance(o, TensorBase) and o._data.dtype.kind in "fc"]
+
+
+def _numerical_jacobian(func, inputs, idx, out_sizes, eps):
+    """Central differences: one column per element of inputs[idx]."""
+    from ember.autograd.grad_mode import no_grad
+
+    x = inputs[idx]
+    flat = x._data.reshape(-1) if x._data.flags.c_contiguous else None
+    if flat is None:
+        raise GradcheckError("gradcheck needs contiguous inputs")
+    cols = []
+    with no_grad():
+        for k in range(flat.size):
+            orig = flat[k].copy()
+            flat[k] = orig + eps
+            plus = [o._data.reshape(-1).astype(np.complex128 if o._data.dtype.kind == "c"
+                                               else np.float64).copy()
+                    for o in _flat_outputs(func, inputs)]
+            flat[k] = orig - eps
+            minus = [o._data.reshape(-1).astype(plus[i].dtype).copy()
+                     for i, o in enumerate(_flat_outputs(func, inputs))]
+            flat[k] = orig
+            cols.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+                        if plus else np.zeros(0))
+    return np.stack(cols, axis=1) if cols else np.zeros((sum(out_sizes), 0))
+
+
+def _analytical_jacobian(func, inputs, idxs, eps):
+    from ember._ops.creation import zeros_like
+    from ember.autograd import grad
+
+    outs = _flat_outputs(func, inputs)
+    sizes = [int(o._data.size) for o in outs]
+    rows = {i: [] for i in idxs}
+    for oi, o in enumerate(outs):
+        for k in range(sizes[oi]):
+            g = zeros_like(o)
+            g._data.reshape(-1)[k] = 1
+            if not o.requires_grad:
+                for i in idxs:
+                    rows[i].append(np.zeros(inputs[i]._data.size))
+                continue
+            gs = grad([o], [inputs[i] for i in idxs], [g], retain_graph=True, allow_unused=True)
+            for i, gi in zip(idxs, gs):
+                rows[i].append(np.zeros(inputs[i]._data.size) if gi is None
+                               else gi._data.reshape(-1).astype(np.float64))
+    return {i: (np.stack(r) if r else np.zeros((0, inputs[i]._data.size)))
+            for i, r in rows.items()}, sizes
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_backward_ad=True, fast_mode=False,
+              masked=None):
+    """Check the gradients of ``func`` at ``inputs`` against central finite differences.
+
+    The inputs that require grad should be float64 (float32 differences are too coarse).
+    Returns True, or raises :class:`GradcheckError` (returns False if
+    ``raise_exception=False``) naming the input and output whose Jacobians differ.
+    """
+    inputs = _as_tuple(inputs)
+    idxs = _diff_inputs(inputs)
+    if not idxs:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    for i in idxs:
+        if inputs[i]._data.dtype != np.float64:
+            import warnings
+
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision "
+                          "floating point. This check will likely fail.", stacklevel=2)
+    analytical, sizes = _analytical_jacobian(func, inputs, idxs, eps)
+    for i in idxs:
+        num = _numerical_jacobian(func, inputs, i, sizes, eps)
+        ana = analytical[i]
+        if num.shape != ana.shape or not np.allclose(ana, num, rtol=rtol, atol=atol):
+            if not raise_exception:
+                return False
+            raise GradcheckError(
+                f"Jacobian mismatch for output 0 with respect to input {i},\n"
+                f"numerical:{num}\nanalytical:{ana}\n")
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, **kwargs):
+    """Check second derivatives: gradcheck of the function (inputs, grad_outputs) ->
+    gradients of ``func`` computed with ``create_graph=True``."""
+    from ember._ops.creation import tensor
+    from ember.autograd import grad
+
+    inputs = _as_tuple(inputs)
+    outs = _flat_outputs(func, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(tensor(rng.standard_normal(o.shape), dtype=o.dtype,
+                                    requires_grad=True) for o in outs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    n = len(inputs)
+    idxs = _diff_inputs(inputs)
+
+    def first_grads(*args):
+        ins, gos = args[:n], args[n:]
+        os_ = _flat_outputs(func, ins)
+        diff = [ins[i] for i in idxs]
+        gs = grad(os_, diff, gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_grads, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
