@@ -67,7 +67,8 @@ def audio(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff on the Python files, cython-lint on the Cython ones."""
     session.install("ruff==0.17.*", "cython-lint")
-    paths = [p for p in ("packages", "tests", "tools", "noxfile.py") if (ROOT / p).exists()]
+    candidates = ["packages", "tests", "tools", "examples", "noxfile.py"]
+    paths = [path for path in candidates if (ROOT / path).exists()]
     session.run("ruff", "check", *paths, *session.posargs)
     cython_files = sorted(
         glob.glob("packages/**/*.pyx", recursive=True)
@@ -80,11 +81,11 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def build(session: nox.Session) -> None:
-    """An sdist and a wheel (built from the sdist) of each package into dist/, then a check
-    that the four wheels install together in a fresh environment and import.
+    """Sdists and wheels of the four packages into dist/, then the wheels installed afresh.
 
-    The core's sdist is made by `meson dist` from git: it holds the last commit, not
-    uncommitted changes.
+    Each wheel is built from its sdist, which shows that the sdists are complete; the four
+    wheels are then installed together in a new environment and imported. The core's sdist
+    is made by `meson dist` from git: it holds the last commit, not uncommitted changes.
     """
     session.install("build")
     dist = ROOT / "dist"
@@ -98,7 +99,7 @@ def build(session: nox.Session) -> None:
         session.error(f"expected 4 sdists and 4 wheels in dist/, found {artifacts}")
 
     # A fresh environment, not this session's: only the wheels and their dependencies.
-    venv = Path(session.create_tmp()) / "wheels-venv"
+    venv = Path(session.create_tmp()).resolve() / "wheels-venv"
     shutil.rmtree(venv, ignore_errors=True)
     session.run("python", "-m", "venv", str(venv))
     python = str(venv / "bin" / "python")
@@ -131,15 +132,16 @@ def gpu(session: nox.Session) -> None:
     Runs on the Python that runs nox and sees its site-packages, so that a CuPy installed there
     (the GPU machines have one) is used.
     """
-    session.install(CORE, *TEST_DEPS)
-    # pytest exits with 5 when every test was deselected: not a failure on a machine without
-    # any gpu-marked tests yet.
-    session.run("pytest", "-m", "gpu", "tests/", "-q", *session.posargs, success_codes=[0, 5])
+    session.install(*ALL_PACKAGES, *TEST_DEPS)
+    # `python -m`: a pytest script of the system site-packages could come first on PATH.
+    # pytest exits with 5 when it selected no test: not a failure while there is none.
+    session.run("python", "-m", "pytest", "-m", "gpu", "tests/", "-q", *session.posargs,
+                success_codes=[0, 5])
 
 
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """The main job: trains a small network on MNIST (examples/train_mnist.py)."""
+    """The main job: examples/train_mnist.py trains a digit classifier, reports its accuracy."""
     session.install(*ALL_PACKAGES)
     session.run("python", "examples/train_mnist.py", *session.posargs)
 

@@ -3,9 +3,10 @@
 import subprocess
 import sys
 
+import numpy as np
+
 import ember
 import emberaudio
-import numpy as np
 
 
 def test_version_is_embers():
