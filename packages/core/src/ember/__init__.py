@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import numpy as _np
+
 from ember._version import __version__
 from ember._C import _core as _core
 from ember._dtype import (  # noqa: F401 - re-exports
@@ -32,6 +34,20 @@ from ember.autograd.grad_mode import (
 )
 
 _install_methods()
+_core.set_binary_ops((_ops.elementwise.Add, _ops.elementwise.add),
+                     (_ops.elementwise.Sub, _ops.elementwise.sub),
+                     (_ops.elementwise.Mul, _ops.elementwise.mul),
+                     (_ops.elementwise.Div, _ops.elementwise.div))
+_core.set_unary_ops({
+    # name: (Node class, general function, one-call NumPy ufunc or None, dtype kinds)
+    name: (getattr(_ops.elementwise, name).op, getattr(_ops.elementwise, name), ufunc, kinds)
+    for name, ufunc, kinds in [
+        ("exp", _np.exp, "fc"), ("log", _np.log, "fc"), ("tanh", _np.tanh, "fc"),
+        ("sigmoid", None, "fc"), ("neg", _np.negative, "fciu"), ("relu", None, "fiu"),
+        ("sqrt", _np.sqrt, "fc"), ("abs", _np.absolute, "fiu"), ("sin", _np.sin, "fc"),
+        ("cos", _np.cos, "fc"),
+    ]
+})
 _core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc", _ops.creation.zeros_like)
 
 

@@ -464,8 +464,11 @@ def _install_methods() -> None:
     """Install the op families' Tensor methods (the one place where they are added)."""
     from ember import _ops
 
+    compiled = vars(_core.TensorBase)
     for family in _ops.FAMILIES:
         for name, fn in family.METHODS.items():
+            if name in compiled:  # the compiled fast path wins (it falls back to these)
+                continue
             setattr(Tensor, name, fn)
 
 

@@ -27,6 +27,9 @@ import traceback as _traceback
 import weakref as _weakref
 
 import numpy as _np
+cimport numpy as cnp
+
+cnp.import_array()
 
 cdef object _ndarray = _np.ndarray
 cdef object _np_generic = _np.generic
@@ -199,6 +202,186 @@ cdef class TensorBase:
     def _bump_version(self):
         bump_version(self)
 
+    # Arithmetic operators: a compiled fast path for the common case (NumPy arrays of
+    # one dtype, or an array and a Python number that cannot change its dtype); every
+    # other case goes to the Python op functions registered with set_binary_ops.
+    def __add__(self, other):
+        return binary_op(self, other, OP_ADD, False)
+
+    def __radd__(self, other):
+        return binary_op(self, other, OP_ADD, True)
+
+    def __sub__(self, other):
+        return binary_op(self, other, OP_SUB, False)
+
+    def __rsub__(self, other):
+        return binary_op(self, other, OP_SUB, True)
+
+    def __mul__(self, other):
+        return binary_op(self, other, OP_MUL, False)
+
+    def __rmul__(self, other):
+        return binary_op(self, other, OP_MUL, True)
+
+    def __truediv__(self, other):
+        return binary_op(self, other, OP_DIV, False)
+
+    def __rtruediv__(self, other):
+        return binary_op(self, other, OP_DIV, True)
+
+    # The most used unary ops, compiled the same way (see set_unary_ops).
+    def exp(self):
+        return unary_op(self, 0)
+
+    def log(self):
+        return unary_op(self, 1)
+
+    def tanh(self):
+        return unary_op(self, 2)
+
+    def sigmoid(self):
+        return unary_op(self, 3)
+
+    def neg(self):
+        return unary_op(self, 4)
+
+    def __neg__(self):
+        return unary_op(self, 4)
+
+    def relu(self):
+        return unary_op(self, 5)
+
+    def sqrt(self):
+        return unary_op(self, 6)
+
+    def abs(self):
+        return unary_op(self, 7)
+
+    def __abs__(self):
+        return unary_op(self, 7)
+
+    def sin(self):
+        return unary_op(self, 8)
+
+    def cos(self):
+        return unary_op(self, 9)
+
+
+# ----------------------------------------------------------------------------
+# the compiled fast path of + - * /
+
+cdef enum:
+    OP_ADD = 0
+    OP_SUB = 1
+    OP_MUL = 2
+    OP_DIV = 3
+
+cdef object _ufuncs = (_np.add, _np.subtract, _np.multiply, _np.true_divide)
+cdef list _op_classes = [None, None, None, None]   # Add, Sub, Mul, Div Node classes
+cdef list _op_functions = [None, None, None, None]  # ember.add, sub, mul, div (general path)
+
+
+def set_binary_ops(add, sub, mul, div):
+    """Register (Node class, Python function) for each of + - * /."""
+    cdef int i
+    for i, pair in enumerate((add, sub, mul, div)):
+        _op_classes[i] = pair[0]
+        _op_functions[i] = pair[1]
+
+
+cdef inline bint kind_ok(char kind, int op, bint scalar_is_float):
+    # bool - bool is an error and int / int is float: both take the general path
+    if kind == b'f' or kind == b'c':
+        return True
+    if scalar_is_float or op == OP_DIV:
+        return False
+    if kind == b'b':
+        return op != OP_SUB
+    return kind == b'i' or kind == b'u'
+
+
+cdef object binary_op(TensorBase self, object other, int op, bint reflected):
+    cdef object x = self._data
+    cdef object y
+    cdef char kind
+    cdef bint grad
+    cdef TensorBase t
+    if type(x) is _ndarray:
+        kind = (<cnp.dtype>cnp.PyArray_DESCR(<cnp.ndarray>x)).kind
+        if isinstance(other, TensorBase):
+            t = <TensorBase>other
+            y = t._data
+            if (type(y) is _ndarray
+                    and <object>cnp.PyArray_DESCR(<cnp.ndarray>x) is <object>cnp.PyArray_DESCR(<cnp.ndarray>y)
+                    and kind_ok(kind, op, False)):
+                grad = ember_grad_enabled and (self._requires_grad or self._grad_fn is not None
+                                               or t._requires_grad or t._grad_fn is not None)
+                return fast_binary(self, other, x, y, op, reflected, grad)
+        elif type(other) is float or type(other) is int:
+            if kind_ok(kind, op, type(other) is float):
+                grad = ember_grad_enabled and (self._requires_grad or self._grad_fn is not None)
+                return fast_binary(self, other, x, other, op, reflected, grad)
+    fn = _op_functions[op]
+    if fn is None:
+        return NotImplemented
+    return fn(other, self) if reflected else fn(self, other)
+
+
+cdef object fast_binary(TensorBase self, object other, object x, object y, int op,
+                        bint reflected, bint grad):
+    cdef Node node
+    if not grad:
+        return wrap(_ufuncs[op](y, x) if reflected else _ufuncs[op](x, y))
+    node = Node.__new__(_op_classes[op])
+    if reflected:
+        args = (other, self)
+        out = node.forward(y, x)
+    else:
+        args = (self, other)
+        out = node.forward(x, y)
+    return record(node, args, out)
+
+
+UNARY_FAST_PATH = ("exp", "log", "tanh", "sigmoid", "neg", "relu", "sqrt", "abs", "sin", "cos")
+cdef list _unary = [None] * len(UNARY_FAST_PATH)
+
+
+cdef class UnaryEntry:
+    cdef object cls        # the op's Node class
+    cdef object function   # the general Python function (any dtype, device, ...)
+    cdef object ufunc      # a NumPy ufunc computing the op in one call, or None
+    cdef bytes kinds       # dtype kinds taken by the fast path
+
+
+def set_unary_ops(dict ops):
+    """Register, per name in UNARY_FAST_PATH, (Node class, Python function, ufunc or None,
+    dtype kinds such as "fc") for the compiled unary methods."""
+    cdef UnaryEntry e
+    for i, name in enumerate(UNARY_FAST_PATH):
+        cls, fn, ufunc, kinds = ops[name]
+        e = UnaryEntry.__new__(UnaryEntry)
+        e.cls, e.function, e.ufunc, e.kinds = cls, fn, ufunc, kinds.encode()
+        _unary[i] = e
+
+
+cdef object unary_op(TensorBase self, int which):
+    cdef UnaryEntry e = _unary[which]
+    cdef object x = self._data
+    cdef char kind
+    cdef Node node
+    if e is None:
+        raise RuntimeError("ember's unary ops are not registered (import ember first)")
+    if type(x) is _ndarray:
+        kind = (<cnp.dtype>cnp.PyArray_DESCR(<cnp.ndarray>x)).kind
+        if kind in e.kinds:
+            if not (ember_grad_enabled and (self._requires_grad or self._grad_fn is not None)):
+                if e.ufunc is not None:
+                    return wrap(e.ufunc(x))
+                return wrap(Node.__new__(e.cls).forward(x))
+            node = Node.__new__(e.cls)
+            return record(node, (self,), node.forward(x))
+    return e.function(self)
+
 
 cdef inline void bump_version(TensorBase t):
     if t._vc is None:
@@ -339,6 +522,7 @@ cdef class Node:
     cdef public object _trace          # forward traceback, in anomaly mode
     cdef public bint _released
     cdef public bint materialize_grads
+    cdef public unsigned long long _tensor_args  # bit i set: forward argument i was a Tensor
     cdef dict __dict__
     cdef object __weakref__
 
@@ -364,9 +548,12 @@ cdef class Node:
 
     @property
     def next_functions(self):
+        """((node, output_nr), ...) for each Tensor argument of forward, as in PyTorch;
+        node is None for an argument that needs no gradient."""
         if self._next is None:
             return ()
-        return tuple((n, nr) for n, nr in zip(self._next, self._next_nr))
+        return tuple((n, nr) for i, (n, nr) in enumerate(zip(self._next, self._next_nr))
+                     if i >= 64 or (self._tensor_args >> i) & 1)
 
     @property
     def saved_tensors(self):
@@ -558,6 +745,8 @@ cdef object record(Node node, tuple args, object out):
         a = args[i]
         if isinstance(a, TensorBase):
             t = <TensorBase>a
+            if i < 64:
+                node._tensor_args |= (<unsigned long long>1) << i
             nx = edge_node(t)
             if nx is not None:
                 nexts[i] = nx
@@ -934,22 +1123,25 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
             ready.append(nx)
 
     prev_mode = set_grad_enabled_flag(create_graph)
+    cdef list grads
+    cdef bint any_grad
+    cdef tuple nexts, nrs
     try:
         while ready:
             node = ready.pop()
             grads = buffers.pop(node)
             # tensor hooks and retain_grad of each output, then captures
-            for k in range(len(grads)):
-                if node._pre_hooks is not None or node._retain is not None:
+            if node._pre_hooks is not None or node._retain is not None:
+                for k in range(len(grads)):
                     grads[k] = run_tensor_hooks(node, k, grads[k])
-                if captures is not None:
+            if captures is not None:
+                for k in range(len(grads)):
                     slots = captures.get((node, k))
                     if slots is not None:
                         for s in slots:
                             results[s] = grads[k]
-            if needed is not None and node not in needed:
-                # nothing below this node leads to a requested input
-                continue
+                if node not in needed:
+                    continue  # nothing below this node leads to a requested input
             if type(node) is AccumulateGrad:
                 if accumulate_grad and (captures is None or inputs_accumulate(node, captures)):
                     accumulate_into_leaf(<AccumulateGrad>node, grads[0], create_graph)
@@ -959,10 +1151,16 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     r = h(tuple(grads))
                     if r is not None:
                         grads = list(r)
-            if all(g is None for g in grads):
-                in_grads = (None,) * len(node._next)
-            else:
+            any_grad = False
+            for g in grads:
+                if g is not None:
+                    any_grad = True
+                    break
+            nexts = node._next
+            if any_grad:
                 in_grads = node.call_backward(grads)
+            else:
+                in_grads = (None,) * len(nexts)
             if node._hooks:
                 for h in list(node._hooks):
                     r = h(in_grads, tuple(grads))
@@ -970,26 +1168,24 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                         in_grads = tuple(r)
             if ember_anomaly_mode:
                 check_nan(node, in_grads)
-            _release_after(node, keep_graph)
-            nexts = node._next
+            if not keep_graph:
+                release(node)
             nrs = node._next_nr
             for i in range(len(nexts)):
                 nxt = nexts[i]
                 if nxt is None:
                     continue
                 g = in_grads[i]
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = [None] * max((<Node>nxt)._num_outputs, 1)
+                    buffers[nxt] = buf
                 if g is not None:
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = [None] * max((<Node>nxt)._num_outputs, 1)
-                        buffers[nxt] = buf
                     k = nrs[i]
                     buf[k] = accumulate(buf[k], g)
-                c = deps[nxt] - 1
+                c = <Py_ssize_t>deps[nxt] - 1
                 deps[nxt] = c
                 if c == 0:
-                    if nxt not in buffers:
-                        buffers[nxt] = [None] * max((<Node>nxt)._num_outputs, 1)
                     ready.append(nxt)
     finally:
         set_grad_enabled_flag(prev_mode)
@@ -1009,11 +1205,10 @@ cdef bint inputs_accumulate(Node node, dict captures):
     return (node, 0) in captures
 
 
-cdef void _release_after(Node node, bint keep_graph):
-    if not keep_graph:
+cdef inline void release(Node node):
+    if node._saved is not None:
         node._saved = None
-        if node.saves_inputs or node.saves_output:
-            node._released = True
+        node._released = True
 
 
 cdef set _nodes_leading_to(list roots, set targets):
