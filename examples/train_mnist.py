@@ -23,8 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import ember  # noqa: E402
 from digits import load_mnist, synthetic_digits  # noqa: E402
+
+import ember  # noqa: E402
 
 
 def init_params(sizes, gen):

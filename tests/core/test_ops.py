@@ -87,7 +87,7 @@ def test_gradcheck(op):
         kwargs = to_ember(sample.kwargs, True)
         flat = []
 
-        def collect(x):
+        def collect(x, flat=flat):
             if isinstance(x, ember.Tensor) and x.requires_grad:
                 flat.append(x)
             elif isinstance(x, (list, tuple)):
@@ -98,7 +98,7 @@ def test_gradcheck(op):
         if not flat:
             continue
 
-        def fn(*tensors):
+        def fn(*tensors, inp=inp, args=args, kwargs=kwargs):
             it = iter(tensors)
 
             def subst(x):

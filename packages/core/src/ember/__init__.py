@@ -8,28 +8,55 @@ from __future__ import annotations
 
 import numpy as _np
 
-from ember._version import __version__
+from ember import _ops, autograd
 from ember._C import _core as _core
-from ember._dtype import (  # noqa: F401 - re-exports
-    bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
-    complex128, half, float, double, short, int, long, cfloat, cdouble, dtype, finfo, iinfo,
-    get_default_dtype, set_default_dtype, promote_types, result_type, can_cast,
-)
 from ember._device import device
-from ember._tensor import Size, Tensor, _install_methods
-from ember import _ops
+from ember._dtype import (
+    bool,
+    can_cast,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    finfo,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    iinfo,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    short,
+    uint8,
+)
 from ember._ops.conversion import *  # noqa: F403
 from ember._ops.creation import *  # noqa: F403
 from ember._ops.elementwise import *  # noqa: F403
 from ember._ops.indexing import *  # noqa: F403
 from ember._ops.linalg import *  # noqa: F403
-from ember._ops.reduction import *  # noqa: F403
 from ember._ops.random import *  # noqa: F403
+from ember._ops.reduction import *  # noqa: F403
 from ember._ops.shape import *  # noqa: F403
 from ember._ops.sort import *  # noqa: F403
-from ember import autograd
+from ember._tensor import Size, Tensor, _install_methods
+from ember._version import __version__
 from ember.autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
 
@@ -49,6 +76,20 @@ _core.set_unary_ops({
     ]
 })
 _core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc", _ops.creation.zeros_like)
+
+
+__all__ = [
+    "Size", "Tensor", "autograd", "device", "enable_grad", "inference_mode", "is_complex",
+    "is_floating_point", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
+    "no_grad", "numel", "set_grad_enabled", "__version__",
+    # dtypes
+    "bool", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "double", "dtype",
+    "finfo", "float", "float16", "float32", "float64", "get_default_dtype", "half", "iinfo",
+    "int", "int8", "int16", "int32", "int64", "long", "promote_types", "result_type",
+    "set_default_dtype", "short", "uint8",
+]
+for _family in _ops.FAMILIES:
+    __all__ += _family.__all__
 
 
 def is_tensor(obj) -> bool:

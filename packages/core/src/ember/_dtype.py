@@ -257,7 +257,8 @@ class iinfo:
         if d is bool:
             self.bits, self.min, self.max = 8, 0, 1
         else:
-            self.bits, self.min, self.max = info.bits, builtins.int(info.min), builtins.int(info.max)
+            self.bits = info.bits
+            self.min, self.max = builtins.int(info.min), builtins.int(info.max)
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -234,7 +234,7 @@ class Tensor(_core.TensorBase):
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
                 if self._data.size > 1 else "Boolean value of Tensor with no values is ambiguous")
         return bool(self._data.reshape(()).item())
 
@@ -351,7 +351,9 @@ class Tensor(_core.TensorBase):
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking=False) -> Tensor:
-        return self.to(_device_cls("cuda", device) if isinstance(device, int) else (device or "cuda"))
+        if isinstance(device, int):
+            device = _device_cls("cuda", device)
+        return self.to(device or "cuda")
 
     def float(self) -> Tensor:
         return self.to(_dtype.float32)

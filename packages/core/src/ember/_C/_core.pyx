@@ -17,11 +17,6 @@ declared (``saves_inputs``, ``saves_output``) and saved as version-checked tenso
 or kept as plain attributes set in forward.
 """
 
-cimport cython
-from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_SIZE
-
 import sys
 import traceback as _traceback
 import weakref as _weakref
@@ -195,7 +190,8 @@ cdef class TensorBase:
                     f"{tuple(self._data.shape)}")
             if (<TensorBase>value)._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"assigned grad has data of a different type: {(<TensorBase>value)._data.dtype} "
+                    "assigned grad has data of a different type: "
+                    f"{(<TensorBase>value)._data.dtype} "
                     f"vs {self._data.dtype}")
         self._grad = value
 
@@ -300,6 +296,10 @@ cdef inline bint kind_ok(char kind, int op, bint scalar_is_float):
     return kind == b'i' or kind == b'u'
 
 
+cdef inline bint same_descr(object x, object y):
+    return <void*>cnp.PyArray_DESCR(<cnp.ndarray>x) == <void*>cnp.PyArray_DESCR(<cnp.ndarray>y)
+
+
 cdef object binary_op(TensorBase self, object other, int op, bint reflected):
     cdef object x = self._data
     cdef object y
@@ -312,7 +312,7 @@ cdef object binary_op(TensorBase self, object other, int op, bint reflected):
             t = <TensorBase>other
             y = t._data
             if (type(y) is _ndarray
-                    and <object>cnp.PyArray_DESCR(<cnp.ndarray>x) is <object>cnp.PyArray_DESCR(<cnp.ndarray>y)
+                    and same_descr(x, y)
                     and kind_ok(kind, op, False)):
                 grad = ember_grad_enabled and (self._requires_grad or self._grad_fn is not None
                                                or t._requires_grad or t._grad_fn is not None)
@@ -411,6 +411,12 @@ def make_tensor_from_array(data, bint requires_grad=False):
     return t
 
 
+def _compose(outer_fn, inner_fn):
+    def view_fn(x):
+        return inner_fn(outer_fn(x))
+    return view_fn
+
+
 def make_view(TensorBase base, data, view_fn):
     """Wrap ``data``, a view of ``base``'s array, as a view tensor of ``base``.
 
@@ -426,8 +432,7 @@ def make_view(TensorBase base, data, view_fn):
         root = base._base
         outer_fn = base._view_fn
         if outer_fn is not None and view_fn is not None:
-            inner_fn = view_fn
-            view_fn = lambda x: inner_fn(outer_fn(x))
+            view_fn = _compose(outer_fn, view_fn)
         else:
             view_fn = None
     t._base = root
@@ -927,7 +932,6 @@ cdef object rebase_view(op_cls, TensorBase view, tuple args):
     cs = CopySlices.__new__(CopySlices)
     cs.view_fn = view_fn
     cs.op_node = op_node
-    cs_args = (old_base,) + tuple(args)
     nexts = [edge_node(old_base) if old_base.requires_grad else None]
     nrs = [old_base._output_nr]
     for a in args:
@@ -998,7 +1002,8 @@ cdef object run_tensor_hooks(Node node, int nr, object grad):
             t = ref()
             if t is not None and grad is not None:
                 if (<TensorBase>t)._grad is None:
-                    (<TensorBase>t)._grad = grad.detach().clone() if not ember_grad_enabled else grad
+                    (<TensorBase>t)._grad = (grad.detach().clone() if not ember_grad_enabled
+                                             else grad)
                 else:
                     (<TensorBase>t)._grad = (<TensorBase>t)._grad + grad
     return grad
@@ -1062,7 +1067,6 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
     cdef object g
     cdef dict captures = None     # (node, nr) -> slot index in results
     cdef list results = None
-    cdef set targets = None       # nodes whose execution must not run (captured leaves)
 
     if inputs is not None:
         results = [None] * len(inputs)

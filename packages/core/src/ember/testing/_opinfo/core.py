@@ -9,8 +9,9 @@ float64, and with PyTorch when it is installed. Adding an entry adds its tests.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 
