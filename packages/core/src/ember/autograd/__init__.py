@@ -28,7 +28,7 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
     from ember._ops.creation import ones_like
 
     grads = []
-    for out, g in zip(outputs, grad_outputs):
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=False)):
         if g is None:
             if out.requires_grad:
                 if out._data.size != 1:
@@ -46,8 +46,8 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
                                 f"{type(g).__name__}")
             if tuple(g.shape) != tuple(out.shape):
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[0] has a shape of {list(g.shape)} and "
-                    f"output[0] has a shape of {list(out.shape)}.")
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
+                    f"output[{i}] has a shape of {out.shape!r}.")
             grads.append(g)
     return tuple(grads)
 
@@ -82,13 +82,22 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         retain_graph = create_graph
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    pairs = [(t, g) for t, g in zip(tensors, grads) if g is not None]
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if create_graph and inputs is None:
+        import warnings
+
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between "
+            "the parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after "
+            "use to break the cycle and avoid the leak.", stacklevel=2)
+    pairs = [(t, g) for t, g in zip(tensors, grads, strict=False) if g is not None]
     results = _core.run_backward(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs),
                                  bool(retain_graph), bool(create_graph), inputs, True, True)
     if inputs is not None:
         # non-leaf inputs get their .grad here (leaves were handled by the engine)
-        for t, g in zip(inputs, results):
+        for t, g in zip(inputs, results, strict=False):
             if t._grad_fn is not None and g is not None:
                 t._grad = g if t._grad is None else t._grad + g
 
@@ -100,6 +109,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     No ``.grad`` is touched. ``allow_unused=True`` returns None for an input the outputs
     do not depend on (zeros with ``materialize_grads=True``).
     """
+    if is_grads_batched:
+        raise NotImplementedError("ember.autograd.grad does not support is_grads_batched=True "
+                                  "(it has no vmap): call it once per grad_outputs row")
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     if grad_outputs is None:
@@ -119,17 +131,34 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    pairs = [(t, g) for t, g in zip(outputs, grads) if g is not None]
+    pairs = [(t, g) for t, g in zip(outputs, grads, strict=False) if g is not None]
     results = _core.run_backward(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs),
                                  bool(retain_graph), bool(create_graph), inputs_t,
-                                 bool(allow_unused), False)
+                                 True, False)
+    if not allow_unused:
+        for i, r in enumerate(results):
+            if r is None:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
         from ember._ops.creation import zeros_like
 
-        results = tuple(zeros_like(i) if r is None else r for i, r in zip(inputs_t, results))
+        results = tuple(zeros_like(i) if r is None else r
+                        for i, r in zip(inputs_t, results, strict=False))
     return results
 
 
+from ember.autograd import functional  # noqa: E402
+from ember.autograd.anomaly_mode import (  # noqa: E402
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
+from ember.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: E402
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
-__all__ += ["gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ += ["gradcheck", "gradgradcheck", "GradcheckError", "Function", "FunctionCtx",
+            "once_differentiable", "functional", "detect_anomaly", "set_detect_anomaly",
+            "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]

@@ -47,7 +47,8 @@ def _numerical_jacobian(func, inputs, idx, out_sizes, eps):
             minus = [o._data.reshape(-1).astype(plus[i].dtype).copy()
                      for i, o in enumerate(_flat_outputs(func, inputs))]
             flat[k] = orig
-            cols.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+            cols.append(np.concatenate([(p - m) / (2 * eps)
+                                        for p, m in zip(plus, minus, strict=False)])
                         if plus else np.zeros(0))
     return np.stack(cols, axis=1) if cols else np.zeros((sum(out_sizes), 0))
 
@@ -68,7 +69,7 @@ def _analytical_jacobian(func, inputs, idxs, eps):
                     rows[i].append(np.zeros(inputs[i]._data.size))
                 continue
             gs = grad([o], [inputs[i] for i in idxs], [g], retain_graph=True, allow_unused=True)
-            for i, gi in zip(idxs, gs):
+            for i, gi in zip(idxs, gs, strict=False):
                 rows[i].append(np.zeros(inputs[i]._data.size) if gi is None
                                else gi._data.reshape(-1).astype(np.float64))
     return {i: (np.stack(r) if r else np.zeros((0, inputs[i]._data.size)))
@@ -114,6 +115,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     gradients of ``func`` computed with ``create_graph=True``."""
     from ember._ops.creation import tensor
     from ember.autograd import grad
+    from ember.autograd.grad_mode import enable_grad
 
     inputs = _as_tuple(inputs)
     outs = _flat_outputs(func, inputs)
@@ -127,10 +129,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     idxs = _diff_inputs(inputs)
 
     def first_grads(*args):
-        ins, gos = args[:n], args[n:]
-        os_ = _flat_outputs(func, ins)
-        diff = [ins[i] for i in idxs]
-        gs = grad(os_, diff, gos, create_graph=True, allow_unused=True)
+        # grad mode on even while the numerical Jacobian runs under no_grad
+        with enable_grad():
+            ins, gos = args[:n], args[n:]
+            os_ = _flat_outputs(func, ins)
+            diff = [ins[i] for i in idxs]
+            gs = grad(os_, diff, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_grads, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
