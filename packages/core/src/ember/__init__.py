@@ -50,6 +50,7 @@ from ember._ops.reduction import *  # noqa: F403
 from ember._ops.shape import *  # noqa: F403
 from ember._ops.sort import *  # noqa: F403
 from ember._tensor import Size, Tensor, _install_methods
+from ember._tensor_str import set_printoptions
 from ember._version import __version__
 from ember.autograd.grad_mode import (
     enable_grad,
@@ -81,7 +82,7 @@ _core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc", _ops.creati
 __all__ = [
     "Size", "Tensor", "autograd", "device", "enable_grad", "inference_mode", "is_complex",
     "is_floating_point", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
-    "no_grad", "numel", "set_grad_enabled", "__version__",
+    "no_grad", "numel", "set_grad_enabled", "set_printoptions", "__version__",
     # dtypes
     "bool", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "double", "dtype",
     "finfo", "float", "float16", "float32", "float64", "get_default_dtype", "half", "iinfo",

@@ -194,7 +194,7 @@ class Tensor(_core.TensorBase):
         return backend_of(self._data).to_numpy(self._data).tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and _core.is_grad_enabled():
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.")

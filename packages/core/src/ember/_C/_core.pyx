@@ -17,6 +17,7 @@ declared (``saves_inputs``, ``saves_output``) and saved as version-checked tenso
 or kept as plain attributes set in forward.
 """
 
+import re as _re
 import sys
 import traceback as _traceback
 import weakref as _weakref
@@ -36,10 +37,12 @@ cdef extern from *:
     static __thread int ember_grad_enabled = 1;
     static __thread int ember_inference_mode = 0;
     static __thread int ember_anomaly_mode = 0;
+    static __thread int ember_anomaly_check_nan = 1;
     """
     int ember_grad_enabled
     int ember_inference_mode
     int ember_anomaly_mode
+    int ember_anomaly_check_nan
 
 
 # ----------------------------------------------------------------------------
@@ -71,6 +74,17 @@ cpdef set_inference_mode_flag(bint mode):
 
 cpdef bint is_anomaly_enabled():
     return ember_anomaly_mode != 0
+
+
+cpdef bint is_anomaly_check_nan_enabled():
+    return ember_anomaly_check_nan != 0
+
+
+cpdef set_anomaly_check_nan_flag(bint mode):
+    global ember_anomaly_check_nan
+    cdef bint prev = ember_anomaly_check_nan != 0
+    ember_anomaly_check_nan = 1 if mode else 0
+    return prev
 
 
 cpdef set_anomaly_flag(bint mode):
@@ -133,6 +147,7 @@ cdef class TensorBase:
     cdef public VersionCounter _vc     # created lazily: None means version 0, no views
     cdef public object _base           # the tensor this one is a view of, or None
     cdef public object _view_fn        # for views: re-creates this view from the base
+    cdef public long long _view_version  # for views: the version their grad_fn was made at
     cdef public object _hooks          # list of hooks on a leaf's grad, or None
     cdef public bint _retains_grad
     cdef public object _accumulator    # a leaf's AccumulateGrad node, made on first use
@@ -158,6 +173,8 @@ cdef class TensorBase:
 
     @property
     def grad_fn(self):
+        if self._base is not None:
+            refresh_if_stale(self)
         return self._grad_fn
 
     @property
@@ -437,6 +454,7 @@ def make_view(TensorBase base, data, view_fn):
             view_fn = None
     t._base = root
     t._view_fn = view_fn
+    t._view_version = base._vc.value
     return t
 
 
@@ -465,15 +483,7 @@ cdef class SavedTensor:
         else:
             now = version_of(<TensorBase>self.tensor)
         if now != self.version:
-            t = self.tensor if not self.is_output else wrap(self.data)
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified "
-                f"by an inplace operation: [{t.type()} {list(t._data.shape)}], which is "
-                f"{'output' if self.is_output else 'an input'} {self.output_nr} of "
-                f"{node.name()}, is at version {now}; expected version {self.version} "
-                "instead. Hint: the backtrace further above can show the operation that "
-                "failed to compute its gradient. Enable anomaly detection with "
-                "ember.autograd.set_detect_anomaly(True) to find it.")
+            raise RuntimeError(self.modified_message(node, now))
         if not self.is_output:
             return self.tensor
         t = wrap(self.data)
@@ -481,6 +491,32 @@ cdef class SavedTensor:
         t._grad_fn = node
         t._output_nr = self.output_nr
         return t
+
+    cdef str modified_message(self, Node node, long long now):
+        # PyTorch's message, naming the op whose output the tensor is
+        cdef TensorBase t
+        if self.is_output:
+            t = wrap(self.data)
+            which = f", which is output {self.output_nr} of {_strip_backward(node.name())},"
+        else:
+            t = <TensorBase>self.tensor
+            which = ("" if t._grad_fn is None else
+                     f", which is output {t._output_nr} of {_strip_backward(t._grad_fn.name())},")
+        if ember_anomaly_mode:
+            hint = (" Hint: the backtrace further above shows the operation that failed to "
+                    "compute its gradient. The variable in question was changed in there or "
+                    "anywhere later. Good luck!")
+        else:
+            hint = (" Hint: enable anomaly detection to find the operation that failed to "
+                    "compute its gradient, with ember.autograd.set_detect_anomaly(True, "
+                    "check_nan=False).")
+        return ("one of the variables needed for gradient computation has been modified by "
+                f"an inplace operation: [{t.type()} {list(t._data.shape)}]{which} is at "
+                f"version {now}; expected version {self.version} instead." + hint)
+
+
+def _strip_backward(str name):
+    return _re.sub(r"Backward\d*$", "", name)
 
 
 cdef SavedTensor save_input(TensorBase t, int position):
@@ -688,8 +724,23 @@ cdef Node accumulator_of(TensorBase leaf):
     return acc
 
 
+cdef inline void refresh_if_stale(TensorBase view):
+    # A view whose base (or a sibling view) changed in place since the view's history was
+    # recorded takes a new history: the view op replayed on the base's current one.
+    cdef TensorBase base
+    if view._view_fn is None or view._vc is None or view._vc.value == view._view_version:
+        return
+    base = <TensorBase>view._base
+    if base._grad_fn is not None or base._requires_grad:
+        refresh_view_history(view)
+    else:
+        view._view_version = view._vc.value
+
+
 cdef inline object edge_node(TensorBase t):
     """The node a gradient for ``t`` goes to, or None if ``t`` needs no gradient."""
+    if t._base is not None:
+        refresh_if_stale(t)
     if t._grad_fn is not None:
         return t._grad_fn
     if t._requires_grad:
@@ -735,6 +786,14 @@ def apply(op_cls, *args):
     return record(node, args, out)
 
 
+cdef list forward_trace():
+    """The Python stack of the user's code that ran an op (ember's own frames left out)."""
+    f = sys._getframe(0)
+    while f is not None and f.f_globals.get("__name__", "").split(".", 1)[0] == "ember":
+        f = f.f_back
+    return _traceback.format_stack(f)
+
+
 cdef object record(Node node, tuple args, object out):
     """Wrap the forward's result and link ``node`` into the graph."""
     cdef Py_ssize_t n = len(args), i
@@ -761,7 +820,7 @@ cdef object record(Node node, tuple args, object out):
     node._next_nr = tuple(nrs)
     node.needs_input_grad = tuple(needs)
     if ember_anomaly_mode:
-        node._trace = _traceback.format_stack()[:-2]
+        node._trace = forward_trace()
 
     cdef bint multi = type(out) is tuple
     outs = out if multi else (out,)
@@ -973,6 +1032,7 @@ cdef void refresh_view_history(TensorBase view):
         set_grad_enabled_flag(prev)
     view._grad_fn = replayed._grad_fn
     view._output_nr = replayed._output_nr
+    view._view_version = view._vc.value
 
 
 # ----------------------------------------------------------------------------
@@ -1170,7 +1230,7 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     r = h(in_grads, tuple(grads))
                     if r is not None:
                         in_grads = tuple(r)
-            if ember_anomaly_mode:
+            if ember_anomaly_mode and ember_anomaly_check_nan:
                 check_nan(node, in_grads)
             if not keep_graph:
                 release(node)

@@ -2,13 +2,75 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ember import _dtype
 from ember._backend import backend_for_device, backend_of
-from ember._C._core import Node
+from ember._C._core import Node, apply_inplace
 from ember._device import device as _device_cls
-from ember._ops._util import TensorBase, apply
+from ember._ops._util import TensorBase, apply, xp_of
 
 __all__ = ["clone", "to"]
+
+
+class Copy(Node):
+    """``self.copy_(src)``: self's values replaced by ``src`` broadcast and cast."""
+
+    def forward(self, dst, src):
+        self.src_dtype = src.dtype
+        if src.dtype != dst.dtype:
+            src = src.astype(dst.dtype)
+        if src.shape != dst.shape:
+            src = xp_of(src).broadcast_to(src, dst.shape)
+        return src
+
+    def backward(self, g):
+        # the old value of self is overwritten: no gradient flows to it
+        return None, (g if g._data.dtype == self.src_dtype else g.to(self.src_dtype))
+
+
+class Fill(Node):
+    """``self.fill_(value)``: every element set to ``value`` (a number or 0-d tensor)."""
+
+    def forward(self, dst, value):
+        return xp_of(dst).full(dst.shape, value, dtype=dst.dtype)
+
+    def backward(self, g):
+        return None, g.sum()
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy the values of ``src`` (broadcast to self's shape, cast to its dtype) into self."""
+    if not isinstance(src, TensorBase):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if type(src._data) is not type(self._data):
+        src = src.to(self.device)
+    try:
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must "
+            f"match the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
+            f"non-singleton dimension {self._data.ndim - 1}") from None
+    return apply_inplace(Copy, self, src)
+
+
+def fill_(self, value):
+    """Fill self with ``value`` (a number, or a 0-dim tensor through which grad flows)."""
+    if isinstance(value, TensorBase):
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions.")
+        if value.requires_grad:
+            return apply_inplace(Fill, self, value)
+        value = value.item()
+    return apply_inplace(Fill, self, value)
+
+
+def zero_(self):
+    """Fill self with zeros."""
+    return apply_inplace(Fill, self, 0)
 
 
 class ToCopy(Node):
@@ -92,4 +154,5 @@ def to(input, *args, **kwargs):
     return apply(ToCopy, input, np_dtype, target, index, copy)
 
 
-METHODS = {"clone": clone, "contiguous": contiguous}
+METHODS = {"clone": clone, "contiguous": contiguous, "copy_": copy_, "fill_": fill_,
+           "zero_": zero_}
