@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as _np
 
-from ember import _ops, autograd
+from ember import _ops, autograd, random
 from ember._C import _core as _core
 from ember._device import device
 from ember._dtype import (
@@ -80,7 +80,7 @@ _core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc", _ops.creati
 
 
 __all__ = [
-    "Size", "Tensor", "autograd", "device", "enable_grad", "inference_mode", "is_complex",
+    "Size", "Tensor", "autograd", "random", "device", "enable_grad", "inference_mode", "is_complex",
     "is_floating_point", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
     "no_grad", "numel", "set_grad_enabled", "set_printoptions", "__version__",
     # dtypes
