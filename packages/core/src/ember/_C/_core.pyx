@@ -428,6 +428,22 @@ def make_tensor_from_array(data, bint requires_grad=False):
     return t
 
 
+cpdef Py_ssize_t wrap_dim(object dim, Py_ssize_t ndim) except? -1:
+    """``dim`` in range(ndim), negative counting from the end, with PyTorch's IndexError."""
+    cdef Py_ssize_t n = ndim if ndim > 0 else 1
+    cdef Py_ssize_t d
+    if type(dim) is not int:
+        if isinstance(dim, bool) or not isinstance(dim, (int, _np.integer)):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        dim = int(dim)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+            f"{dim})")
+    d = dim
+    return d + n if d < 0 else d
+
+
 def _compose(outer_fn, inner_fn):
     def view_fn(x):
         return inner_fn(outer_fn(x))
@@ -440,6 +456,10 @@ def make_view(TensorBase base, data, view_fn):
     The view shares ``base``'s version counter; ``view_fn(tensor)`` re-creates the
     view from a tensor shaped like base (used to replay it for in-place autograd).
     """
+    return view_of(base, data, view_fn)
+
+
+cdef TensorBase view_of(TensorBase base, object data, object view_fn):
     cdef TensorBase t = wrap(data)
     cdef TensorBase root = base
     if base._vc is None:
@@ -794,17 +814,14 @@ cdef list forward_trace():
     return _traceback.format_stack(f)
 
 
-cdef object record(Node node, tuple args, object out):
-    """Wrap the forward's result and link ``node`` into the graph."""
+cdef void link_inputs(Node node, tuple args):
+    """Point ``node``'s edges at the graph nodes of its Tensor arguments."""
     cdef Py_ssize_t n = len(args), i
     cdef list nexts = [None] * n
     cdef list nrs = [0] * n
     cdef list needs = [False] * n
     cdef TensorBase t
     cdef object nx
-    cdef bint broadcast = False
-    cdef tuple outs
-    cdef object out_shape
     for i in range(n):
         a = args[i]
         if isinstance(a, TensorBase):
@@ -822,6 +839,26 @@ cdef object record(Node node, tuple args, object out):
     if ember_anomaly_mode:
         node._trace = forward_trace()
 
+
+cdef void save_values(Node node, tuple args, object first_output):
+    """Keep what the op declared it needs for backward (``saves_inputs``/``saves_output``)."""
+    cdef list saved = []
+    for i in node.saves_inputs:
+        a = args[i]
+        saved.append(save_input(<TensorBase>a, i) if isinstance(a, TensorBase) else a)
+    if node.saves_output:
+        saved.append(save_output(first_output))
+    if saved:
+        node._saved = tuple(saved)
+
+
+cdef object record(Node node, tuple args, object out):
+    """Wrap the forward's result and link ``node`` into the graph."""
+    cdef Py_ssize_t n = len(args), i
+    cdef bint broadcast = False
+    cdef tuple outs
+    cdef object out_shape
+    link_inputs(node, args)
     cdef bint multi = type(out) is tuple
     outs = out if multi else (out,)
     node._num_outputs = len(outs)
@@ -839,25 +876,34 @@ cdef object record(Node node, tuple args, object out):
 
     # Broadcast inputs get their gradients summed back to their shapes.
     out_shape = outs[0].shape if outs[0] is not None else None
+    cdef tuple needs = node.needs_input_grad
     for i in range(n):
         a = args[i]
-        if isinstance(a, TensorBase) and needs[i] and (<TensorBase>a)._data.shape != out_shape:
+        if needs[i] and (<TensorBase>a)._data.shape != out_shape:
             broadcast = True
             break
     if broadcast:
         node._in_shapes = tuple(
             tuple((<TensorBase>a)._data.shape) if isinstance(a, TensorBase) else None
             for a in args)
-
-    cdef list saved = []
-    for i in node.saves_inputs:
-        a = args[i]
-        saved.append(save_input(<TensorBase>a, i) if isinstance(a, TensorBase) else a)
-    if node.saves_output:
-        saved.append(save_output(wrapped[0]))
-    if saved:
-        node._saved = tuple(saved)
+    save_values(node, args, wrapped[0])
     return tuple(wrapped) if multi else wrapped[0]
+
+
+def apply_view(op_cls, TensorBase input, view_fn, *args):
+    """``apply(op_cls, input, *args)`` for a view op: forward returns a view of input's
+    array, and the result is a view tensor of ``input`` (see :func:`make_view`)."""
+    cdef Node node = Node.__new__(op_cls)
+    cdef TensorBase v = view_of(input, node.forward(input._data, *args), view_fn)
+    if ember_grad_enabled and (input._requires_grad or input._grad_fn is not None
+                               or input._base is not None):
+        if edge_node(input) is not None and is_diff_dtype(v._data.dtype):
+            full = (input,) + args
+            link_inputs(node, full)
+            node._num_outputs = 1
+            v._grad_fn = node
+            save_values(node, full, v)
+    return v
 
 
 def check_inplace(TensorBase t):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ember import _dtype
 from ember._backend import backend_of
-from ember._C._core import TensorBase, apply, make_tensor_from_array
+from ember._C._core import TensorBase, apply, make_tensor_from_array, wrap_dim
 
 __all__ = [
     "TensorBase", "apply", "wrap", "xp_of", "is_tensor", "as_tensor_like", "promote",
@@ -98,17 +98,6 @@ def promote_with_scalar(t: TensorBase, s):
     if isinstance(s, int) and kind == "b":
         return t.to(_dtype.int64), s
     return t, s
-
-
-def wrap_dim(dim: int, ndim: int) -> int:
-    """``dim`` in range(ndim) (negative counts from the end); IndexError naming the range."""
-    n = max(ndim, 1)
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-    if not -n <= dim < n:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return int(dim) % n
 
 
 def wrap_dims(dim, ndim: int):

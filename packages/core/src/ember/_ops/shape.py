@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 
 from ember import _dtype
-from ember._C._core import Node, apply_inplace, make_view
+from ember._C._core import Node, apply_inplace, apply_view, make_view
 from ember._ops._util import TensorBase, apply, promote_all, wrap_dim, xp_of
 
 __all__ = [
@@ -50,7 +50,7 @@ def make_view_of(out, input, view_fn):
 
 
 def _view_op(op_cls, input, view_fn, *args):
-    return make_view_of(apply(op_cls, input, *args), input, view_fn)
+    return apply_view(op_cls, input, view_fn, *args)
 
 
 def _shape_args(shape, name="shape"):
