@@ -6,7 +6,15 @@ call them, and ``METHODS``: the Tensor methods it provides, installed onto
 """
 
 from ember._ops import (
-    conversion, creation, elementwise, indexing, linalg, random, reduction, shape, sort,
+    conversion,
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    random,
+    reduction,
+    shape,
+    sort,
 )
 
 FAMILIES = (conversion, creation, elementwise, reduction, shape, indexing, linalg, sort, random)
