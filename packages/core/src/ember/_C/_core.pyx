@@ -347,16 +347,20 @@ cdef object binary_op(TensorBase self, object other, int op, bint reflected):
 cdef object fast_binary(TensorBase self, object other, object x, object y, int op,
                         bint reflected, bint grad):
     cdef Node node
-    if not grad:
-        return wrap(_ufuncs[op](y, x) if reflected else _ufuncs[op](x, y))
-    node = Node.__new__(_op_classes[op])
-    if reflected:
-        args = (other, self)
-        out = node.forward(y, x)
-    else:
-        args = (self, other)
-        out = node.forward(x, y)
-    return record(node, args, out)
+    try:
+        if not grad:
+            return wrap(_ufuncs[op](y, x) if reflected else _ufuncs[op](x, y))
+        node = Node.__new__(_op_classes[op])
+        if reflected:
+            out = node.forward(y, x)
+        else:
+            out = node.forward(x, y)
+    except (ValueError, OverflowError):
+        # shapes that do not broadcast, or a number out of the dtype's range: the
+        # general path gives PyTorch's error or wraps the number as PyTorch does
+        fn = _op_functions[op]
+        return fn(other, self) if reflected else fn(self, other)
+    return record(node, (other, self) if reflected else (self, other), out)
 
 
 UNARY_FAST_PATH = ("exp", "log", "tanh", "sigmoid", "neg", "relu", "sqrt", "abs", "sin", "cos")
@@ -1236,6 +1240,10 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
     cdef list grads
     cdef bint any_grad
     cdef tuple nexts, nrs
+    # Backward formulas may meet singular points (0 * inf, x / 0): like PyTorch, they
+    # produce inf/nan silently (anomaly mode is the tool that reports them).
+    errstate = _np.errstate(all="ignore")
+    errstate.__enter__()
     try:
         while ready:
             node = ready.pop()
@@ -1299,6 +1307,7 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     ready.append(nxt)
     finally:
         set_grad_enabled_flag(prev_mode)
+        errstate.__exit__(None, None, None)
 
     if results is not None:
         for i in range(len(results)):
