@@ -76,6 +76,11 @@ _core.set_unary_ops({
         ("cos", _np.cos, "fc"),
     ]
 })
+# The compiled function forms of the hottest ops (they fall back to the Python ones).
+add, sub, mul, div = _core.add, _core.sub, _core.mul, _core.div
+exp, log, tanh, sigmoid, neg, relu = _core.exp, _core.log, _core.tanh, _core.sigmoid, \
+    _core.neg, _core.relu
+sqrt, abs, sin, cos = _core.sqrt, _core.abs, _core.sin, _core.cos  # noqa: A001
 _core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc", _ops.creation.zeros_like)
 
 

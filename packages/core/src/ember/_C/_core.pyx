@@ -242,6 +242,26 @@ cdef class TensorBase:
     def __rtruediv__(self, other):
         return binary_op(self, other, OP_DIV, True)
 
+    def add(self, other, *, alpha=1, out=None):
+        if type(alpha) is int and alpha == 1 and out is None:
+            return binary_op(self, other, OP_ADD, False)
+        return _op_functions[OP_ADD](self, other, alpha=alpha, out=out)
+
+    def sub(self, other, *, alpha=1, out=None):
+        if type(alpha) is int and alpha == 1 and out is None:
+            return binary_op(self, other, OP_SUB, False)
+        return _op_functions[OP_SUB](self, other, alpha=alpha, out=out)
+
+    def mul(self, other, *, out=None):
+        if out is None:
+            return binary_op(self, other, OP_MUL, False)
+        return _op_functions[OP_MUL](self, other, out=out)
+
+    def div(self, other, *, rounding_mode=None, out=None):
+        if rounding_mode is None and out is None:
+            return binary_op(self, other, OP_DIV, False)
+        return _op_functions[OP_DIV](self, other, rounding_mode=rounding_mode, out=out)
+
     # The most used unary ops, compiled the same way (see set_unary_ops).
     def exp(self):
         return unary_op(self, 0)
@@ -402,6 +422,93 @@ cdef object unary_op(TensorBase self, int which):
             node = Node.__new__(e.cls)
             return record(node, (self,), node.forward(x))
     return e.function(self)
+
+
+# The function forms (ember.add, ember.exp, ...) of the compiled ops: the fast path
+# when it applies, else the general Python function registered for the op.
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other``, broadcasting, with PyTorch's type promotion."""
+    if type(alpha) is int and alpha == 1 and out is None and isinstance(input, TensorBase):
+        return binary_op(<TensorBase>input, other, OP_ADD, False)
+    return _op_functions[OP_ADD](input, other, alpha=alpha, out=out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other``."""
+    if type(alpha) is int and alpha == 1 and out is None and isinstance(input, TensorBase):
+        return binary_op(<TensorBase>input, other, OP_SUB, False)
+    return _op_functions[OP_SUB](input, other, alpha=alpha, out=out)
+
+
+def mul(input, other, *, out=None):
+    """``input * other``."""
+    if out is None and isinstance(input, TensorBase):
+        return binary_op(<TensorBase>input, other, OP_MUL, False)
+    return _op_functions[OP_MUL](input, other, out=out)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other``; with ``rounding_mode`` 'trunc' or 'floor' the rounded quotient."""
+    if rounding_mode is None and out is None and isinstance(input, TensorBase):
+        return binary_op(<TensorBase>input, other, OP_DIV, False)
+    return _op_functions[OP_DIV](input, other, rounding_mode=rounding_mode, out=out)
+
+
+cdef object unary_function(object input, object out, int which):
+    if out is None and isinstance(input, TensorBase):
+        return unary_op(<TensorBase>input, which)
+    return (<UnaryEntry>_unary[which]).function(input, out=out)
+
+
+def exp(input, *, out=None):
+    """The elementwise exponential of ``input``."""
+    return unary_function(input, out, 0)
+
+
+def log(input, *, out=None):
+    """The elementwise natural logarithm of ``input``."""
+    return unary_function(input, out, 1)
+
+
+def tanh(input, *, out=None):
+    """The elementwise hyperbolic tangent of ``input``."""
+    return unary_function(input, out, 2)
+
+
+def sigmoid(input, *, out=None):
+    """The elementwise logistic sigmoid ``1 / (1 + exp(-input))``."""
+    return unary_function(input, out, 3)
+
+
+def neg(input, *, out=None):
+    """``-input``."""
+    return unary_function(input, out, 4)
+
+
+def relu(input):
+    """``max(input, 0)``, elementwise."""
+    return unary_function(input, None, 5)
+
+
+def sqrt(input, *, out=None):
+    """The elementwise square root of ``input``."""
+    return unary_function(input, out, 6)
+
+
+def abs(input, *, out=None):
+    """The elementwise absolute value of ``input``."""
+    return unary_function(input, out, 7)
+
+
+def sin(input, *, out=None):
+    """The elementwise sine of ``input``."""
+    return unary_function(input, out, 8)
+
+
+def cos(input, *, out=None):
+    """The elementwise cosine of ``input``."""
+    return unary_function(input, out, 9)
 
 
 cdef inline void bump_version(TensorBase t):
