@@ -42,11 +42,14 @@ from ember._dtype import (
 )
 from ember._ops.conversion import *  # noqa: F403
 from ember._ops.creation import *  # noqa: F403
+from ember._ops.cumulative import *  # noqa: F403
 from ember._ops.elementwise import *  # noqa: F403
 from ember._ops.indexing import *  # noqa: F403
+from ember._ops.join import *  # noqa: F403
 from ember._ops.linalg import *  # noqa: F403
 from ember._ops.random import *  # noqa: F403
 from ember._ops.reduction import *  # noqa: F403
+from ember._ops.scatter import *  # noqa: F403
 from ember._ops.shape import *  # noqa: F403
 from ember._ops.sort import *  # noqa: F403
 from ember._tensor import Size, Tensor, _install_methods
@@ -96,6 +99,11 @@ __all__ = [
 ]
 for _family in _ops.FAMILIES:
     __all__ += _family.__all__
+
+
+from ember import nn  # noqa: E402 - nn builds on everything above
+
+__all__ += ["nn"]
 
 
 def is_tensor(obj) -> bool:

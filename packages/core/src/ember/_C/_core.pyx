@@ -561,6 +561,21 @@ def _compose(outer_fn, inner_fn):
     return view_fn
 
 
+def make_subclass(cls, TensorBase data, bint requires_grad=False):
+    """A leaf instance of Tensor subclass ``cls`` sharing ``data``'s array and version
+    counter (``nn.Parameter`` is made this way)."""
+    if not issubclass(cls, TensorBase):
+        raise TypeError(f"{cls.__name__} is not a Tensor subclass")
+    cdef TensorBase t = TensorBase.__new__(cls)
+    t._data = data._data
+    if data._vc is None:
+        data._vc = VersionCounter()
+    t._vc = data._vc
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
 def make_view(TensorBase base, data, view_fn):
     """Wrap ``data``, a view of ``base``'s array, as a view tensor of ``base``.
 

@@ -1,0 +1,8 @@
+"""``ember.nn.functional``: the functional form of every layer and loss.
+
+The implementations live in ``ember.nn._functional``, one private module per family;
+this module is the public namespace that re-exports them.
+"""
+
+from ember.nn._functional import *  # noqa: F403
+from ember.nn._functional import __all__  # noqa: F401

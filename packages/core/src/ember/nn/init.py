@@ -1,0 +1,3 @@
+"""``ember.nn.init``: parameter initialization (being written)."""
+
+__all__: list = []

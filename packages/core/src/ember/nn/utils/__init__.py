@@ -1,0 +1,3 @@
+"""``ember.nn.utils`` (being written)."""
+
+__all__: list = []
