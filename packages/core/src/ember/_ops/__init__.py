@@ -8,15 +8,19 @@ call them, and ``METHODS``: the Tensor methods it provides, installed onto
 from ember._ops import (
     conversion,
     creation,
+    cumulative,
     elementwise,
     indexing,
+    join,
     linalg,
     random,
     reduction,
+    scatter,
     shape,
     sort,
 )
 
-FAMILIES = (conversion, creation, elementwise, reduction, shape, indexing, linalg, sort, random)
+FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
+            scatter, linalg, sort, random)
 
 __all__ = ["FAMILIES"]

@@ -17,24 +17,15 @@ import numpy as np
 
 from ember import _dtype
 from ember._C._core import apply_inplace, is_grad_enabled
-from ember._ops._util import TensorBase, apply, promote, scalar_value, xp_of
-
-# PyTorch's names of the scalar types, for its error messages
-_TYPE_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-}
-
-
-def type_name(np_dtype) -> str:
-    """PyTorch's name of a dtype in messages: ``Float``, ``Long``, ``ComplexFloat``..."""
-    return _TYPE_NAMES[np.dtype(np_dtype).name]
-
-
-def not_implemented(kernel: str, np_dtype) -> NotImplementedError:
-    """PyTorch's error for a kernel that has no loop for a dtype."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{type_name(np_dtype)}\'')
+from ember._ops._util import (
+    TensorBase,
+    apply,
+    not_implemented,
+    promote,
+    scalar_value,
+    type_name,
+    xp_of,
+)
 
 
 def check_kernel(kernel: str, np_dtype, kinds: str) -> None:
@@ -63,25 +54,11 @@ def quiet(fn):
     return run
 
 
-def conj(t):
-    """The conjugate of a complex tensor; any other value as it is."""
-    return t.conj() if isinstance(t, TensorBase) and t._data.dtype.kind == "c" else t
-
-
 def zeros(g):
     """A zero gradient shaped like ``g``."""
     from ember._ops.creation import zeros_like
 
     return zeros_like(g)
-
-
-def with_out(result, out):
-    """``result``, or copied into ``out`` when an ``out=`` tensor was given."""
-    if out is None:
-        return result
-    from ember._ops.creation import _with_out
-
-    return _with_out(result, out)
 
 
 def kind(x) -> str:

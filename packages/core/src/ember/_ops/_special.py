@@ -41,36 +41,43 @@ _THRESH = 0.46875
 _SQRPI = 5.6418958354775628695e-1  # 1 / sqrt(pi)
 
 
+def _horner(coeffs, t):
+    """The polynomial ``coeffs[0] * t**n + ... + coeffs[n]`` at ``t``, by Horner's rule."""
+    value = coeffs[0]
+    for c in coeffs[1:]:
+        value = value * t + c
+    return value
+
+
+def _cody_terms(num_coeffs, den_coeffs, t):
+    """The numerator and denominator of the rational functions of W. J. Cody's erf
+    approximations at ``t``: ``n + 2`` numerator and ``n + 1`` denominator coefficients
+    (the denominator is monic), evaluated in Cody's order."""
+    n = len(den_coeffs) - 1
+    num = num_coeffs[n + 1] * t
+    den = t
+    for i in range(n):
+        num = (num + num_coeffs[i]) * t
+        den = (den + den_coeffs[i]) * t
+    return num + num_coeffs[n], den + den_coeffs[n]
+
+
 def _erf_parts(xp, x):
     """(x as float64, |x|, erf(x) on |x| <= 0.46875, erfc(|x|) elsewhere, small mask)."""
     x = xp.asarray(x, dtype="float64")
     y = xp.abs(x)
     small = y <= _THRESH
     # |x| <= 0.46875: erf(x) = x * R(x^2)
-    ysq = y * y
-    num = _A[4] * ysq
-    den = ysq
-    for i in range(3):
-        num = (num + _A[i]) * ysq
-        den = (den + _B[i]) * ysq
-    erf_small = x * (num + _A[3]) / (den + _B[3])
+    num, den = _cody_terms(_A, _B, y * y)
+    erf_small = x * num / den
     # 0.46875 < |x| <= 4: erfc(|x|) = exp(-x^2) * R(|x|)
-    yc = xp.minimum(y, 4.0)
-    num = _C[8] * yc
-    den = yc
-    for i in range(7):
-        num = (num + _C[i]) * yc
-        den = (den + _D[i]) * yc
-    mid = (num + _C[7]) / (den + _D[7])
+    num, den = _cody_terms(_C, _D, xp.minimum(y, 4.0))
+    mid = num / den
     # |x| > 4: erfc(|x|) = exp(-x^2) / |x| * (1/sqrt(pi) + R(1/x^2) / x^2)
     with_big = xp.clip(y, 4.0, 30.0)  # erfc underflows to 0 before 28; no inf - inf
     z = 1.0 / (with_big * with_big)
-    num = _P[5] * z
-    den = z
-    for i in range(4):
-        num = (num + _P[i]) * z
-        den = (den + _Q[i]) * z
-    big = (_SQRPI - z * (num + _P[4]) / (den + _Q[4])) / with_big
+    num, den = _cody_terms(_P, _Q, z)
+    big = (_SQRPI - z * num / den) / with_big
     r = xp.where(y <= 4.0, mid, big)
     # exp(-y^2) as exp(-ysq16^2) * exp(-(y - ysq16)(y + ysq16)) keeps its precision
     yc = xp.minimum(y, 30.0)
@@ -181,20 +188,14 @@ def lgamma(xp, x):
         z = xp.where(low, z / xp.where(low, u, 1.0), z)
         u = xp.where(low, u + 1.0, u)
     t = u - 2.0
-    num = _LG_B[0]
-    for c in _LG_B[1:]:
-        num = num * t + c
-    den = t + _LG_C[0]
-    for c in _LG_C[1:]:
-        den = den * t + c
+    num = _horner(_LG_B, t)
+    den = _horner((1.0,) + _LG_C, t)
     small = xp.log(z) + t * num / den
     # w >= 13: Stirling's series
     zs = xp.maximum(w, 13.0)
     inv = 1.0 / zs
     inv2 = inv * inv
-    series = _STIRLING[-1]
-    for c in _STIRLING[-2::-1]:
-        series = series * inv2 + c
+    series = _horner(_STIRLING[::-1], inv2)
     big = (zs - 0.5) * xp.log(zs) - zs + _LOG_SQRT_2PI + series * inv
     lg = xp.where(w < 13.0, small, big)
     # tiny w: 1 / w overflows above; lgamma(w) = -log(w) - euler_gamma w + O(w^2)
@@ -214,9 +215,7 @@ def digamma(xp, x):
     w = xp.where(neg, 1.0 - x, x)
     z, terms = _shift_up(xp, w)
     inv2 = 1.0 / (z * z)
-    series = _PSI[-1]
-    for c in _PSI[-2::-1]:
-        series = series * inv2 + c
+    series = _horner(_PSI[::-1], inv2)
     psi = xp.log(z) - 0.5 / z - series * inv2
     for t in terms:
         psi = xp.where(xp.isnan(t), psi, psi - 1.0 / t)
@@ -238,9 +237,7 @@ def trigamma(xp, x):
     z, terms = _shift_up(xp, w)
     inv = 1.0 / z
     inv2 = inv * inv
-    series = _PSI1[-1]
-    for c in _PSI1[-2::-1]:
-        series = series * inv2 + c
+    series = _horner(_PSI1[::-1], inv2)
     psi1 = inv + 0.5 * inv2 + series * inv2 * inv
     for t in terms:
         psi1 = xp.where(xp.isnan(t), psi1, psi1 + 1.0 / (t * t))

@@ -13,10 +13,70 @@ from ember._C._core import TensorBase, apply, make_tensor_from_array, wrap_dim
 __all__ = [
     "TensorBase", "apply", "wrap", "xp_of", "is_tensor", "as_tensor_like", "promote",
     "wrap_dim", "wrap_dims", "check_same_device", "scalar_value", "ensure_float",
+    "type_name", "cpp_type_name", "c10_type_name", "not_implemented", "with_out", "conj",
 ]
 
 wrap = make_tensor_from_array
 _PY_SCALARS = (int, float, bool, complex)
+
+
+# PyTorch's names of the dtypes, as its error messages print them: the scalar type names
+# ("Float"), the C++ names of some kernels' messages ("long int", as the compiler spells
+# them) and c10's names in its conversion messages ("int64_t").
+_TYPE_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}
+_CPP_TYPE_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+    "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
+_C10_TYPE_NAMES = {
+    "bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+    "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
+
+
+def type_name(np_dtype) -> str:
+    """PyTorch's scalar type name of a dtype ("Float", "Long", ...), for error messages."""
+    name = np.dtype(np_dtype).name
+    return _TYPE_NAMES.get(name, name)
+
+
+def cpp_type_name(np_dtype) -> str:
+    """The C++ name of a dtype as some of PyTorch's messages print it ("long int")."""
+    name = np.dtype(np_dtype).name
+    return _CPP_TYPE_NAMES.get(name, name)
+
+
+def c10_type_name(np_dtype) -> str:
+    """c10's name of a dtype in PyTorch's conversion messages ("int64_t")."""
+    name = np.dtype(np_dtype).name
+    return _C10_TYPE_NAMES.get(name, name)
+
+
+def not_implemented(kernel: str, np_dtype) -> NotImplementedError:
+    """PyTorch's error for a kernel that has no loop for a dtype."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{type_name(np_dtype)}\'')
+
+
+def with_out(result, out):
+    """``result``, or, when an ``out=`` tensor was given, copied into ``out`` (which is
+    resized to ``result``'s shape) and ``out`` returned."""
+    if out is None:
+        return result
+    out._data = result._data if out._data.shape != result._data.shape else out._data
+    out._data[...] = result._data
+    out._bump_version()
+    return out
+
+
+def conj(t):
+    """The conjugate of a complex tensor; any other value as it is."""
+    return t.conj() if isinstance(t, TensorBase) and t._data.dtype.kind == "c" else t
 
 
 def xp_of(array):

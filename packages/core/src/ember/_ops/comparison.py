@@ -21,13 +21,12 @@ from ember._ops._operands import (
     operands,
     reflected_op,
     run,
-    type_name,
     xp_of_any,
 )
 from ember._ops._operands import dtype_of as _dtype_of
-from ember._ops._operands import with_out as _out
 from ember._ops._operands import zeros as _zeros
-from ember._ops._util import xp_of
+from ember._ops._util import type_name, xp_of
+from ember._ops._util import with_out as _out
 
 __all__ = [
     "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
@@ -43,10 +42,9 @@ class _Zero(Node):
         return _zeros(g), _zeros(g)
 
 
-# ---------------------------------------------------------------------------
-# comparisons
+class Predicate(Node):
+    """A bool-valued binary ufunc (a comparison or a logical op); subclasses set it."""
 
-class Compare(Node):
     differentiable = False
     ufunc = None
 
@@ -54,16 +52,26 @@ class Compare(Node):
         return type(self).ufunc(a, b)
 
 
-class CompareInplace(_Zero):
-    compare = None
+class PredicateInplace(_Zero):
+    """The in-place form of the ``Predicate`` subclass ``op``: the result in a's dtype."""
+
+    op = None
 
     def forward(self, a, b):
-        return type(self).compare.ufunc(a, b).astype(a.dtype, copy=False)
+        return type(self).op.ufunc(a, b).astype(a.dtype, copy=False)
 
+
+def _predicate_nodes(cls_name, ufunc):
+    """The ``Predicate`` subclass ``cls_name`` for ``ufunc`` and its in-place form."""
+    cls = type(cls_name, (Predicate,), {"ufunc": staticmethod(ufunc)})
+    return cls, type(cls_name + "Inplace", (PredicateInplace,), {"op": cls})
+
+
+# ---------------------------------------------------------------------------
+# comparisons
 
 def _defcompare(name, ufunc, ordered):
-    cls = type(name.capitalize(), (Compare,), {"ufunc": staticmethod(ufunc)})
-    cls_ = type(name.capitalize() + "Inplace", (CompareInplace,), {"compare": cls})
+    cls, cls_ = _predicate_nodes(name.capitalize(), ufunc)
     kinds = "biuf" if ordered else "biufc"
 
     def check_none(other):
@@ -156,24 +164,8 @@ def equal(input, other) -> bool:
 # ---------------------------------------------------------------------------
 # logical ops: any dtypes, nonzero is True
 
-class Logical(Node):
-    differentiable = False
-    ufunc = None
-
-    def forward(self, a, b):
-        return type(self).ufunc(a, b)
-
-
-class LogicalInplace(_Zero):
-    logical = None
-
-    def forward(self, a, b):
-        return type(self).logical.ufunc(a, b).astype(a.dtype, copy=False)
-
-
 def _deflogical(name, ufunc):
-    cls = type(name.title().replace("_", ""), (Logical,), {"ufunc": staticmethod(ufunc)})
-    cls_ = type(cls.__name__ + "Inplace", (LogicalInplace,), {"logical": cls})
+    cls, cls_ = _predicate_nodes(name.title().replace("_", ""), ufunc)
 
     def op(input, other, *, out=None):
         need_tensor(other, name)

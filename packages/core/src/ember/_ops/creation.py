@@ -12,6 +12,7 @@ import numpy as np
 from ember import _dtype
 from ember._backend import backend_for_device, backend_of, cpu
 from ember._C._core import TensorBase, make_tensor_from_array
+from ember._ops._util import apply, c10_type_name, not_implemented, type_name, with_out
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "full",
@@ -20,25 +21,6 @@ __all__ = [
 ]
 
 _PY_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
-
-# PyTorch's names for dtypes, as its error messages print them.
-_TYPE_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-}
-_C_TYPE_NAMES = {
-    "bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-    "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double",
-    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
-}
-
-
-def type_name(np_dtype) -> str:
-    """PyTorch's scalar type name of a dtype ("Float", "Long", ...), for error messages."""
-    name = np.dtype(np_dtype).name
-    return _TYPE_NAMES.get(name, name)
-
 
 def _backend(device):
     return backend_for_device(device) if device is not None else cpu
@@ -301,7 +283,7 @@ def _dtype_or_default(dtype, fallback=None):
 
 def _overflow(np_dtype):
     return RuntimeError(
-        f"value cannot be converted to type {_C_TYPE_NAMES[np.dtype(np_dtype).name]} "
+        f"value cannot be converted to type {c10_type_name(np_dtype)} "
         "without overflow")
 
 
@@ -355,19 +337,19 @@ def _filled(kind, size, fill, dtype, device, requires_grad, fn=None):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of zeros with shape ``size`` (ints, or one tuple or list of ints)."""
     _require_size("zeros", size)
-    return _with_out(_filled("zeros", size, 0, dtype, device, requires_grad, "zeros"), out)
+    return with_out(_filled("zeros", size, 0, dtype, device, requires_grad, "zeros"), out)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of ones with shape ``size``."""
     _require_size("ones", size)
-    return _with_out(_filled("ones", size, 1, dtype, device, requires_grad), out)
+    return with_out(_filled("ones", size, 1, dtype, device, requires_grad), out)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
     """An uninitialized tensor with shape ``size``."""
-    return _with_out(_filled("empty", size, 0, dtype, device, requires_grad), out)
+    return with_out(_filled("empty", size, 0, dtype, device, requires_grad), out)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -402,7 +384,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         fill_value = fill_value.item()
     if dtype is None:
         dtype = _dtype.scalar_dtype(fill_value)
-    return _with_out(_filled("full", (tuple(size),), fill_value, dtype, device,
+    return with_out(_filled("full", (tuple(size),), fill_value, dtype, device,
                              requires_grad), out)
 
 
@@ -447,15 +429,6 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
     dtype, device = _like(input, dtype, device)
     return full(tuple(input.shape), fill_value, dtype=dtype, device=device,
                 requires_grad=requires_grad)
-
-
-def _with_out(result, out):
-    if out is None:
-        return result
-    out._data = result._data if out._data.shape != result._data.shape else out._data
-    out._data[...] = result._data
-    out._bump_version()
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -538,10 +511,6 @@ def _range_number(x, name):
     return x
 
 
-def _no_kernel(fn, np_dtype):
-    return NotImplementedError(f'"{fn}_cpu" not implemented for \'{type_name(np_dtype)}\'')
-
-
 def _arange_values(start, step, n, np_dtype):
     idx = np.arange(n, dtype=np.int64)
     if np_dtype.kind in "iu":
@@ -594,7 +563,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     else:
         np_dtype = _dtype.to_numpy(dtype)
     if np_dtype.kind in "bc":
-        raise _no_kernel("arange", np_dtype)
+        raise not_implemented("arange_cpu", np_dtype)
     if any(isinstance(v, builtins.complex) for v in (start, end, step)):
         start, end, step = (v.real if isinstance(v, builtins.complex) else v
                             for v in (start, end, step))
@@ -614,7 +583,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     b = _backend(device)
     if b is not cpu:
         arr = b.to_device(arr, getattr(device, "index", None))
-    return _with_out(_finish(arr, requires_grad), out)
+    return with_out(_finish(arr, requires_grad), out)
 
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
@@ -631,7 +600,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         end = _range_number(end, "end")
     np_dtype = _dtype_or_default(dtype)
     if np_dtype.kind in "bc":
-        raise _no_kernel("range", np_dtype)
+        raise not_implemented("range_cpu", np_dtype)
     _check_range(start, end, step)
     if np_dtype.kind in "iu":
         s, st, e = (_trunc_int(v, np.int64) for v in (start, step, end))
@@ -642,7 +611,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         n = builtins.int((acc(end) - acc(start)) / acc(step) + 1)
         arr = (acc(start) + np.arange(n, dtype=acc) * acc(step)).astype(np_dtype)
     arr = _backend(device).to_device(arr, getattr(device, "index", None))
-    return _with_out(_finish(arr, requires_grad), out)
+    return with_out(_finish(arr, requires_grad), out)
 
 
 def _steps_arg(steps, fn):
@@ -674,7 +643,7 @@ def _range_dtype(start, end, dtype, fn):
     if is_complex and np_dtype.kind != "c":
         inferred = _dtype.get_default_dtype().to_complex().numpy
         raise RuntimeError(
-            f"torch.{fn}(): inferred dtype {_C_TYPE_NAMES[inferred.name]} can't be safely "
+            f"torch.{fn}(): inferred dtype {c10_type_name(inferred)} can't be safely "
             f"cast to passed dtype {type_name(np_dtype)}")
     return np_dtype
 
@@ -735,7 +704,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     steps = _steps_arg(steps, "linspace")
     np_dtype = _range_dtype(start, end, dtype, "linspace")
     if np_dtype.kind == "b":
-        raise _no_kernel("linspace", np_dtype)
+        raise not_implemented("linspace_cpu", np_dtype)
     if steps == 0:
         arr = np.zeros(0, dtype=np_dtype)
     elif steps == 1:
@@ -743,7 +712,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     else:
         arr = _linspace_values(start, end, steps, np_dtype)
     arr = _backend(device).to_device(arr, getattr(device, "index", None))
-    return _with_out(_finish(arr, requires_grad), out)
+    return with_out(_finish(arr, requires_grad), out)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
@@ -761,7 +730,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     steps = _steps_arg(steps, "logspace")
     np_dtype = _range_dtype(start, end, dtype, "logspace")
     if np_dtype.kind == "b":
-        raise _no_kernel("logspace", np_dtype)
+        raise not_implemented("logspace_cpu", np_dtype)
     base = builtins.float(base)
     kind = np_dtype.kind
     if steps == 0:
@@ -803,7 +772,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
                 v = v.astype(np.float32)
             arr = (np.trunc(v).astype(np.int64) if kind in "iu" else v).astype(np_dtype)
     arr = _backend(device).to_device(arr, getattr(device, "index", None))
-    return _with_out(_finish(arr, requires_grad), out)
+    return with_out(_finish(arr, requires_grad), out)
 
 
 def _c_pow(x, y):
@@ -830,38 +799,34 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     b = _backend(device)
     arr = b.xp.eye(builtins.int(n), builtins.int(m), dtype=_dtype_or_default(dtype))
-    return _with_out(_finish(arr, requires_grad), out)
+    return with_out(_finish(arr, requires_grad), out)
+
+
+def _check_float_pair(a, b):
+    """PyTorch's checks of complex() and polar(): two float tensors of one dtype."""
+    da, db = a._data.dtype, b._data.dtype
+    if da.kind != "f" or db.kind != "f":
+        raise RuntimeError(
+            f"Expected both inputs to be Half, Float or Double tensors but got "
+            f"{type_name(da)} and {type_name(db)}")
+    if da != db:
+        raise RuntimeError(
+            f"Expected object of scalar type {type_name(da)} but got scalar type "
+            f"{type_name(db)} for second argument")
 
 
 def complex(real, imag, *, out=None):  # noqa: A001
     """A complex tensor from real and imaginary parts (float tensors of one dtype)."""
-    from ember._ops._util import apply
     from ember._ops.elementwise import Complex
 
-    dr, di = real._data.dtype, imag._data.dtype
-    if dr.kind != "f" or di.kind != "f":
-        raise RuntimeError(
-            f"Expected both inputs to be Half, Float or Double tensors but got "
-            f"{type_name(dr)} and {type_name(di)}")
-    if dr != di:
-        raise RuntimeError(
-            f"Expected object of scalar type {type_name(dr)} but got scalar type "
-            f"{type_name(di)} for second argument")
-    return _with_out(apply(Complex, real, imag), out)
+    _check_float_pair(real, imag)
+    return with_out(apply(Complex, real, imag), out)
 
 
 def polar(abs, angle, *, out=None):  # noqa: A002
     """The complex tensor ``abs * (cos(angle) + i sin(angle))``."""
-    da, dg = abs._data.dtype, angle._data.dtype
-    if da.kind != "f" or dg.kind != "f":
-        raise RuntimeError(
-            f"Expected both inputs to be Half, Float or Double tensors but got "
-            f"{type_name(da)} and {type_name(dg)}")
-    if da != dg:
-        raise RuntimeError(
-            f"Expected object of scalar type {type_name(da)} but got scalar type "
-            f"{type_name(dg)} for second argument")
-    return _with_out(complex(abs * angle.cos(), abs * angle.sin()), out)
+    _check_float_pair(abs, angle)
+    return with_out(complex(abs * angle.cos(), abs * angle.sin()), out)
 
 
 METHODS: dict = {}

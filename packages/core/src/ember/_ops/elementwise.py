@@ -30,19 +30,25 @@ from ember._ops._operands import (
     inplace_op,
     kind,
     need_tensor,
-    not_implemented,
     operands,
     reflected_op,
     run,
     to_float,
-    type_name,
     xp_of_any,
 )
-from ember._ops._operands import conj as _conj
 from ember._ops._operands import dtype_of as _dtype_of
-from ember._ops._operands import with_out as _out
 from ember._ops._operands import zeros as _zeros
-from ember._ops._util import TensorBase, ensure_float, scalar_value, xp_of
+from ember._ops._util import (
+    TensorBase,
+    c10_type_name,
+    ensure_float,
+    not_implemented,
+    scalar_value,
+    type_name,
+    xp_of,
+)
+from ember._ops._util import conj as _conj
+from ember._ops._util import with_out as _out
 from ember._ops.comparison import *  # noqa: F403 - re-exported: ember.eq, ember.isclose ...
 from ember._ops.unary import *  # noqa: F403 - re-exported: ember.exp, ember.sin, ...
 from ember._ops.unary import Complex, Conj, Imag, Real, Sgn  # noqa: F401 - used elsewhere
@@ -551,8 +557,6 @@ class ClampTensor(Node):
 
 
 _PLAIN = (float, int, type(None))
-_C_TYPE_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t",
-                 "int32": "int", "int64": "int64_t"}
 
 
 def _clamp_args(input, min, max):
@@ -595,7 +599,7 @@ def _fit_bound(v, rt):
             if not -(1 << 63) <= v < (1 << 64):
                 raise OverflowError("int too big to convert")
             raise RuntimeError(f"value cannot be converted to type "
-                               f"{_C_TYPE_NAMES[rt.name]} without overflow")
+                               f"{c10_type_name(rt.numpy)} without overflow")
     return v
 
 

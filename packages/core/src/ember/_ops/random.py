@@ -25,8 +25,8 @@ from ember import _dtype
 from ember._backend import backend_for_device, backend_of
 from ember._C._core import Node, TensorBase, apply_inplace, make_tensor_from_array
 from ember._device import device as _device_cls
-from ember._ops._util import apply
-from ember._ops.creation import _sizes, _with_out, type_name
+from ember._ops._util import apply, not_implemented, type_name, with_out
+from ember._ops.creation import _like, _sizes
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed",
@@ -240,22 +240,18 @@ def _finish(arr, dev, requires_grad, out):
     t = make_tensor_from_array(_on_device(arr, dev))
     if requires_grad:
         t.requires_grad_(True)
-    return _with_out(t, out)
+    return with_out(t, out)
 
 
 def _fmt(x) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-def _no_kernel(kernel, np_dtype):
-    return NotImplementedError(f'"{kernel}" not implemented for \'{type_name(np_dtype)}\'')
-
-
 def _float_dtype(dtype, kernel):
     np_dtype = _dtype.to_numpy(dtype) if dtype is not None else \
         _dtype.get_default_dtype().numpy
     if np_dtype.kind not in "fc":
-        raise _no_kernel(kernel, np_dtype)
+        raise not_implemented(kernel, np_dtype)
     return np_dtype
 
 
@@ -428,7 +424,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     np_dtype = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
     if np_dtype.kind == "b":
-        raise _no_kernel("randperm", np_dtype)
+        raise not_implemented("randperm", np_dtype)
     if np_dtype.kind in "iu" and n - 1 > np.iinfo(np_dtype).max or \
             np_dtype.kind == "f" and n - 1 > np.finfo(np_dtype).max:
         raise RuntimeError(f"value cannot be converted to type {np_dtype.name}_t without "
@@ -443,8 +439,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 def _like_args(input, dtype, device):
     if not isinstance(input, TensorBase):
         raise TypeError(f"expected a Tensor as input, got {type(input).__name__}")
-    return (dtype if dtype is not None else input.dtype,
-            device if device is not None else input.device)
+    return _like(input, dtype, device)
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
@@ -540,7 +535,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     ref = mean if mt else std
     np_dtype = _params(mean, std)
     if np_dtype.kind not in "fc":
-        raise _no_kernel("normal_kernel_cpu", np_dtype)
+        raise not_implemented("normal_kernel_cpu", np_dtype)
     _check_std(std)
     if mt and st:
         mean, std = (t if t._data.dtype == np_dtype else t.to(_dtype.from_numpy(np_dtype))
@@ -557,7 +552,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         return _on_device((z * s + m).astype(np_dtype, copy=False), dev)
 
     params = [t for t in (mean, std) if isinstance(t, TensorBase)]
-    return _with_out(apply(Sample, draw, *params), out)
+    return with_out(apply(Sample, draw, *params), out)
 
 
 def _broadcast_check(sa, sb):
@@ -589,7 +584,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         arr = (rng.random(input._data.shape) < p).astype(np_dtype)
         return _finish(arr, dev, False, out)
     if np_dtype.kind not in "fc":
-        raise _no_kernel("bernoulli_tensor_cpu_p_", np_dtype)
+        raise not_implemented("bernoulli_tensor_cpu_p_", np_dtype)
     probs = backend_of(input._data).to_numpy(input._data)
     if probs.size and not bool(((probs >= 0) & (probs <= 1)).all()):
         raise RuntimeError(_P_RANGE)
@@ -598,14 +593,14 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         host = backend_of(x).to_numpy(x)
         return _on_device((rng.random(host.shape) < host).astype(np_dtype), dev)
 
-    return _with_out(apply(Sample, draw, input), out)
+    return with_out(apply(Sample, draw, input), out)
 
 
 def poisson(input, generator=None):
     """Samples from Poisson distributions with rates ``input`` (same dtype)."""
     np_dtype = input._data.dtype
     if np_dtype.kind != "f":
-        raise _no_kernel("poisson_cpu", np_dtype)
+        raise not_implemented("poisson_cpu", np_dtype)
     rates = backend_of(input._data).to_numpy(input._data)
     if rates.size and not bool((rates >= 0).all()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
@@ -704,7 +699,7 @@ def _continuous(self, kernel, message=None):
         if message is not None:
             raise RuntimeError(message.format(type_name(np_dtype), _RANGE_NAMES.get(
                 np_dtype.name, np_dtype.name)))
-        raise _no_kernel(kernel, np_dtype)
+        raise not_implemented(kernel, np_dtype)
     return np_dtype
 
 
@@ -791,7 +786,7 @@ def random_(self, *args, to=_UNSET, generator=None):
     to)`` from [from, to)."""
     np_dtype = self._data.dtype
     if np_dtype.kind == "c":
-        raise _no_kernel("random_", np_dtype)
+        raise not_implemented("random_", np_dtype)
     if len(args) > 2:
         raise TypeError("random_() takes at most 2 positional arguments")
     args = [None if a is None else _int_arg(a, "random_", "from") for a in args]

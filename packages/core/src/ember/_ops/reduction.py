@@ -1,11 +1,11 @@
-"""Reductions: sums, means, products, extrema, norms, statistics and cumulative ops.
+"""Reductions: sums, means, products, extrema, norms and statistics.
 
 A reduction runs over one dim, several dims or all of them (``dim=None``); with
 ``keepdim=True`` the reduced dims stay as size 1.
 
 NOTE [ Value-selecting ops ]
-max/min with a dim, cummax/cummin (and, in sort.py, sort, topk, kthvalue, median,
-mode) pick elements of their input. They compute the indices on arrays and take the
+max/min with a dim (and cummax/cummin in cumulative.py; sort, topk, kthvalue, median,
+mode in sort.py) pick elements of their input. They compute the indices on arrays and take the
 values with :class:`TakeAlongDim`, whose backward puts the gradient back at those
 indices (:class:`PutAlongDim`, adding where an index repeats). One pair of nodes
 serves them all, and each is the other's backward, so higher-order gradients work.
@@ -22,14 +22,26 @@ import operator
 import numpy as np
 
 from ember import _dtype
-from ember._C._core import Node, apply_inplace, is_grad_enabled
-from ember._ops._util import TensorBase, apply, ensure_float, wrap, wrap_dim, wrap_dims, xp_of
+from ember._C._core import Node
+from ember._ops._util import (
+    TensorBase,
+    apply,
+    ensure_float,
+    not_implemented,
+    type_name,
+    with_out,
+    wrap,
+    wrap_dim,
+    wrap_dims,
+    xp_of,
+)
+from ember._ops._util import conj as _conj
+from ember._ops.shape import Flip
 
 __all__ = [
     "sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "argmax",
     "argmin", "aminmax", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "all",
-    "any", "count_nonzero", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp",
-    "sum_to", "return_types",
+    "any", "count_nonzero", "sum_to", "return_types",
 ]
 
 _max = builtins.max  # the module defines its own max, min, sum, all, any
@@ -83,24 +95,10 @@ def return_type(name, fields=("values", "indices")):
 _MaxResult = return_type("max")
 _MinResult = return_type("min")
 _AminmaxResult = return_type("aminmax", ("min", "max"))
-_CummaxResult = return_type("cummax")
-_CumminResult = return_type("cummin")
 
 
 # ---------------------------------------------------------------------------
 # helpers
-
-_TORCH_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-}
-
-
-def type_name(np_dtype) -> str:
-    """PyTorch's name of a dtype in error messages ("Long", "Float", ...)."""
-    return _TORCH_NAMES.get(np.dtype(np_dtype).name, str(np_dtype))
-
 
 def expand_reduced(g, shape, dims, keepdim):
     """The gradient ``g`` of a reduction over ``dims`` broadcast back to ``shape``."""
@@ -177,18 +175,6 @@ def _acc_dtype(x, dtype=None):
     return np.dtype(np.int64) if x.dtype.kind in "biu" else None
 
 
-def write_out(result, out):
-    if out is None:
-        return result
-    from ember._ops.creation import _with_out
-
-    return _with_out(result, out)
-
-
-def _conj(t):
-    return t.conj() if t._data.dtype.kind == "c" else t
-
-
 def _const(array):
     """A constant tensor (no history) for masks and weights in backward formulas."""
     return wrap(array)
@@ -246,15 +232,6 @@ class MaskedFill(Node):
 
 def masked_fill_const(t, mask, value=0):
     return apply(MaskedFill, t, mask, value)
-
-
-class Flip(Node):
-    def forward(self, x, dim):
-        self.dim = dim
-        return xp_of(x).ascontiguousarray(xp_of(x).flip(x, dim))
-
-    def backward(self, g):
-        return apply(Flip, g, self.dim)
 
 
 # ---------------------------------------------------------------------------
@@ -377,7 +354,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     The sum of ``input`` over ``dim`` (an int, a tuple of ints, or None for all dims).
     Integer and bool inputs sum to int64, as in PyTorch.
     """
-    return write_out(apply(Sum, _cast(input, dtype), _dims_arg(input, dim), keepdim,
+    return with_out(apply(Sum, _cast(input, dtype), _dims_arg(input, dim), keepdim,
                       _np_dtype(dtype)), out)
 
 
@@ -386,14 +363,14 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
     The mean of ``input`` over ``dim``; floating and complex inputs only.
     """
-    return write_out(apply(Mean, _cast(input, dtype), _dims_arg(input, dim), keepdim, None), out)
+    return with_out(apply(Mean, _cast(input, dtype), _dims_arg(input, dim), keepdim, None), out)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """The sum of ``input`` over ``dim``, treating NaN as zero."""
     if input._data.dtype.kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    return write_out(apply(NanSum, _cast(input, dtype), _dims_arg(input, dim), keepdim,
+    return with_out(apply(NanSum, _cast(input, dtype), _dims_arg(input, dim), keepdim,
                       _np_dtype(dtype)), out)
 
 
@@ -410,7 +387,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     xp = xp_of(x)
     count = (~xp.isnan(x)).sum(axis=dims, keepdims=keepdim).astype(x.dtype)
     with np.errstate(invalid="ignore", divide="ignore"):  # all NaN: 0 / 0 is NaN
-        return write_out(nansum(input, dims, keepdim) / _const(count), out)
+        return with_out(nansum(input, dims, keepdim) / _const(count), out)
 
 
 class Prod(Node):
@@ -436,10 +413,12 @@ def prod_backward(g, x, out, dims, keepdim):
     g = keep_reduced(g, shape, dims, keepdim)
     if not (x._data == 0).any():
         return g * _conj(keep_reduced(out, shape, dims, keepdim) / x)
+    from ember._ops.cumulative import CumProd
+
     flat = x.reshape(-1) if dims is None else x
     d = 0 if dims is None else dims[0]
     before = apply(CumProd, apply(Shift, flat, d, 1, 1), d)
-    after = apply(Flip, apply(CumProd, apply(Shift, apply(Flip, flat, d), d, 1, 1), d), d)
+    after = apply(Flip, apply(CumProd, apply(Shift, apply(Flip, flat, (d,)), d, 1, 1), d), (d,))
     return g * _conj((before * after).reshape(shape))
 
 
@@ -466,7 +445,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     The product of ``input``'s elements (over the single dim ``dim`` if given).
     """
     dims = None if dim is None else (wrap_dim(int_dim(dim, "prod"), input._data.ndim),)
-    return write_out(apply(Prod, _cast(input, dtype), dims, keepdim, _np_dtype(dtype)), out)
+    return with_out(apply(Prod, _cast(input, dtype), dims, keepdim, _np_dtype(dtype)), out)
 
 
 # ---------------------------------------------------------------------------
@@ -512,7 +491,7 @@ def _amin_fn(xp, x, dims, keepdim):
 def not_implemented_for(x, kernel, kinds="c"):
     """PyTorch's NotImplementedError for a dtype its kernel ``kernel`` lacks."""
     if x.dtype.kind in kinds:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(x.dtype)}\'')
+        raise not_implemented(kernel, x.dtype)
 
 
 def _no_complex(x, fn):
@@ -546,7 +525,7 @@ def _extremum(name, fn, arg_name, result_cls, binary_name):
                 raise RuntimeError(
                     f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                     "Specify the reduction dim with the 'dim' argument.")
-            return write_out(apply(Extremum, input, None, False, fn), out)
+            return with_out(apply(Extremum, input, None, False, fn), out)
         return _extremum_dim(input, dim, keepdim, name, arg_name, result_cls)
 
     op.__name__ = name
@@ -570,7 +549,7 @@ def _amax_like(name, fn):
         dims = _dims_arg(input, dim)
         if x.size == 0:
             check_nonempty_dims(x, dims, name, dim_given=dims is not None)
-        return write_out(apply(Extremum, input, dims, keepdim, fn), out)
+        return with_out(apply(Extremum, input, dims, keepdim, fn), out)
 
     op.__name__ = name
     op.__doc__ = f"""{name}(input, dim=(), keepdim=False) -> Tensor
@@ -614,7 +593,7 @@ def _arg_extremum(name, arg_name):
                 if a.ndim == 0:
                     return xp_of(a).zeros((), dtype=np.int64)
                 return getattr(xp_of(a), arg_name)(a, axis=d, keepdims=keepdim).astype(np.int64)
-        return write_out(apply(NoGrad, fn, input), out)
+        return with_out(apply(NoGrad, fn, input), out)
 
     op.__name__ = name
     op.__doc__ = f"""{name}(input, dim=None, keepdim=False) -> LongTensor
@@ -718,7 +697,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     ``correction=1`` when true and ``correction=0`` when false.
     """
     dims, correction, keepdim = _var_args(input, dim, unbiased, keepdim, correction, "var")
-    return write_out(apply(Var, input, dims, correction, keepdim, False), out)
+    return with_out(apply(Var, input, dims, correction, keepdim, False), out)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -728,7 +707,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     its gradient is zero where the result is zero, as in PyTorch.
     """
     dims, correction, keepdim = _var_args(input, dim, unbiased, keepdim, correction, "std")
-    return write_out(apply(Std, input, dims, correction, keepdim, True), out)
+    return with_out(apply(Std, input, dims, correction, keepdim, True), out)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -785,7 +764,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     Integer inputs are computed in the default float dtype.
     """
     input = ensure_float(input)
-    return write_out(apply(LogSumExp, input, _dims_arg(input, dim), keepdim), out)
+    return with_out(apply(LogSumExp, input, _dims_arg(input, dim), keepdim), out)
 
 
 class VectorNorm(Node):
@@ -896,7 +875,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         dim = (int(dim),)
     if isinstance(p, str):
         if p == "fro" and (dim is None or len(dim) <= 2):
-            return write_out(vector_norm(input, 2, dim, keepdim, dtype=dtype), out)
+            return with_out(vector_norm(input, 2, dim, keepdim, dtype=dtype), out)
         dims = list(range(input._data.ndim)) if dim is None else list(dim)
         if p not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
@@ -908,8 +887,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         matrix_norm = getattr(linalg, "matrix_norm", None)
         if matrix_norm is None:
             raise NotImplementedError("norm(p='nuc') needs ember.linalg.matrix_norm")
-        return write_out(matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
-    return write_out(vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype), out)
+        return with_out(matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
+    return with_out(vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype), out)
 
 
 # ---------------------------------------------------------------------------
@@ -928,7 +907,7 @@ def _logical(name):
             if dims == ():
                 return (a != 0).astype(out_dtype)
             return getattr(xp_of(a), name)(a, axis=dims, keepdims=keepdim).astype(out_dtype)
-        return write_out(apply(NoGrad, fn, input), out)
+        return with_out(apply(NoGrad, fn, input), out)
 
     op.__name__ = name
     op.__doc__ = f"""{name}(input, dim=None, keepdim=False) -> Tensor
@@ -958,198 +937,6 @@ def count_nonzero(input, dim=None):
 
 
 # ---------------------------------------------------------------------------
-# cumulative ops
-
-class CumSum(Node):
-    def forward(self, x, dim, dtype=None):
-        self.dim = dim
-        dtype = _acc_dtype(x, dtype)
-        if x.ndim == 0:
-            return x.astype(dtype or x.dtype)
-        if x.dtype == np.float16:
-            return xp_of(x).cumsum(x, axis=dim, dtype=np.float32).astype(np.float16)
-        return xp_of(x).cumsum(x, axis=dim, dtype=dtype)
-
-    def backward(self, g):
-        return apply(ReverseCumSum, g, self.dim)
-
-
-class ReverseCumSum(Node):
-    """The sums from each position to the end along ``dim``: the adjoint of cumsum."""
-
-    def forward(self, x, dim):
-        self.dim = dim
-        if x.ndim == 0:
-            return x.copy()
-        xp = xp_of(x)
-        return xp.ascontiguousarray(xp.flip(xp.cumsum(xp.flip(x, dim), axis=dim), dim))
-
-    def backward(self, g):
-        return apply(CumSum, g, self.dim)
-
-
-class CumProd(Node):
-    saves_inputs = (0,)
-    saves_output = True
-
-    def forward(self, x, dim, dtype=None):
-        self.dim = dim
-        dtype = _acc_dtype(x, dtype)
-        if x.ndim == 0:
-            return x.astype(dtype or x.dtype)
-        if x.dtype == np.float16:
-            return xp_of(x).cumprod(x, axis=dim, dtype=np.float32).astype(np.float16)
-        return xp_of(x).cumprod(x, axis=dim, dtype=dtype)
-
-    def backward(self, g):
-        x, y = self.saved_tensors
-        return cumprod_backward(g, x, y, self.dim)
-
-
-def cumprod_backward(g, x, y, dim):
-    """d cumprod / d x, correct where ``x`` has zeros.
-
-    Before a slice's first zero the gradient is ``revcumsum(g * y) / x``. At the first
-    zero it is ``revcumsum(g * y1)`` with y1 the cumprod of x with that zero set to 1;
-    after it, zero. That formula's own derivative is wrong (its masks are constants),
-    so under ``create_graph`` the O(n^2) form of PyTorch is used instead.
-    """
-    if x._data.ndim == 0:
-        return g
-    xd = x._data
-    xp = xp_of(xd)
-    zero = xd == 0
-    if not zero.any():
-        return apply(ReverseCumSum, g * _conj(y), dim) / _conj(x)
-    if is_grad_enabled():
-        return _cumprod_backward_differentiable(g, x, dim)
-    seen = xp.cumsum(zero, axis=dim)
-    first = (zero & (seen == 1)).astype(xd.dtype)
-    before = (seen == 0).astype(xd.dtype)
-    x_safe = x + _const(zero.astype(xd.dtype))
-    y1 = apply(CumProd, x + _const(first), dim)
-    head = apply(ReverseCumSum, g * _conj(y), dim) / _conj(x_safe)
-    at_zero = apply(ReverseCumSum, g * _conj(y1), dim)
-    return head * _const(before) + at_zero * _const(first)
-
-
-def _cumprod_backward_differentiable(g, x, dim):
-    """sum_{j >= k} g_j prod_{i <= j, i != k} x_i, for all k at once: the cumprods of
-    n copies of x, copy k with x_k replaced by 1, stacked on a new leading dim."""
-    xd = x._data
-    xp = xp_of(xd)
-    n = xd.shape[dim]
-    shape = [1] * (xd.ndim + 1)
-    shape[0] = shape[dim + 1] = n
-    eye = xp.eye(n, dtype=xd.dtype).reshape(shape)
-    later = xp.triu(xp.ones((n, n), dtype=xd.dtype)).reshape(shape)  # j >= k
-    copies = x.unsqueeze(0) * _const(1 - eye) + _const(eye)
-    terms = apply(CumProd, _conj(copies), dim + 1) * g.unsqueeze(0) * _const(later)
-    summed = terms.sum(dim + 1)  # (n, *shape without dim)
-    order = list(range(1, xd.ndim))
-    order.insert(dim, 0)
-    return summed.permute(*order)
-
-
-def _cum_dim(input, dim, fn):
-    return wrap_dim(int_dim(dim, fn), input._data.ndim)
-
-
-def cumsum(input, dim, *, dtype=None, out=None):
-    """cumsum(input, dim, *, dtype=None) -> Tensor
-
-    The cumulative sums of ``input`` along ``dim``; integers and bools sum in int64.
-    """
-    d = _cum_dim(input, dim, "cumsum")
-    return write_out(apply(CumSum, _cast(input, dtype), d, _np_dtype(dtype)), out)
-
-
-def cumprod(input, dim, *, dtype=None, out=None):
-    """cumprod(input, dim, *, dtype=None) -> Tensor
-
-    The cumulative products of ``input`` along ``dim``; the gradient is right where
-    ``input`` has zeros.
-    """
-    d = _cum_dim(input, dim, "cumprod")
-    return write_out(apply(CumProd, _cast(input, dtype), d, _np_dtype(dtype)), out)
-
-
-def _cum_extremum(name, acc_name, result_cls):
-    def op(input, dim, *, out=None):
-        d = _cum_dim(input, dim, name)
-        x = input._data
-        not_implemented_for(x, f"{name}_cpu")
-        xp = xp_of(x)
-        x1 = x.reshape(1) if x.ndim == 0 else x
-        # the latest position whose value equals the running extremum (or is NaN)
-        running = accumulate(xp, acc_name, x1, d)
-        hit = x1 == running
-        if x.dtype.kind == "f":
-            hit |= xp.isnan(x1)
-        shape = [1] * x1.ndim
-        shape[d] = x1.shape[d]
-        pos = xp.arange(x1.shape[d], dtype=np.int64).reshape(shape)
-        index = accumulate(xp, "maximum", xp.where(hit, pos, 0), d) if x1.size else \
-            xp.zeros(x1.shape, dtype=np.int64)
-        values = take_along_dim(input, index, d, x.shape, unique=False, values=running)
-        return result_cls((values, wrap(index.reshape(x.shape))))
-
-    op.__name__ = name
-    op.__doc__ = f"""{name}(input, dim) -> (values, indices)
-
-    The running {'maximum' if name == 'cummax' else 'minimum'} of ``input`` along ``dim``
-    and where it was found (the latest position among ties; NaN propagates).
-    """
-    return op
-
-
-cummax = _cum_extremum("cummax", "maximum", _CummaxResult)
-cummin = _cum_extremum("cummin", "minimum", _CumminResult)
-
-
-class LogCumSumExp(Node):
-    saves_inputs = (0,)
-    saves_output = True
-
-    def forward(self, x, dim):
-        self.dim = dim
-        if x.ndim == 0:
-            return x.copy()
-        with np.errstate(invalid="ignore"):
-            return accumulate(xp_of(x), "logaddexp", x, dim)
-
-    def backward(self, g):
-        x, out = self.saved_tensors
-        if x._data.ndim == 0:
-            return g
-        # PyTorch's stable form: positive and negative parts of g in log space
-        gd = g._data
-        lowest = np.finfo(gd.dtype).min
-        log_abs = (g.abs() + _const((gd == 0).astype(gd.dtype))).log()
-        d = self.dim
-
-        def reverse_lcse(t):
-            return apply(Flip, apply(LogCumSumExp, apply(Flip, t, d), d), d)
-
-        pos = masked_fill_const(log_abs, ~(gd > 0), lowest)
-        neg = masked_fill_const(log_abs, ~(gd < 0), lowest)
-        with np.errstate(over="ignore"):  # lowest + lowest = -inf, whose exp is 0 anyway
-            return (reverse_lcse(pos - out) + x).exp() - (reverse_lcse(neg - out) + x).exp()
-
-
-def logcumsumexp(input, dim, *, out=None):
-    """logcumsumexp(input, dim) -> Tensor
-
-    ``log(cumsum(exp(input), dim))``, computed stably; floating inputs only.
-    """
-    x = input._data
-    if x.dtype.kind not in "f":
-        raise NotImplementedError(
-            f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(x.dtype)}'")
-    return write_out(apply(LogCumSumExp, input, _cum_dim(input, dim, "logcumsumexp")), out)
-
-
-# ---------------------------------------------------------------------------
 # gradient helper used by the engine
 
 class SumTo(Node):
@@ -1173,29 +960,11 @@ def sum_to(grad, shape):
     return apply(SumTo, grad, shape)
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-              "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-
-
-def _inplace_cum(op_cls, name):
-    def method(self, dim, *, dtype=None):
-        if dtype is not None and _np_dtype(dtype) != self._data.dtype:
-            raise RuntimeError(
-                f"Bad in-place call: input tensor dtype {_CPP_NAMES[self._data.dtype.name]} and "
-                f"output tensor dtype {_CPP_NAMES[_np_dtype(dtype).name]} should match")
-        return apply_inplace(op_cls, self, _cum_dim(self, dim, name), None)
-    return method
-
-
 METHODS = {
     "sum": sum, "mean": mean, "nansum": nansum, "nanmean": nanmean, "prod": prod,
     "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax, "argmin": argmin,
     "aminmax": aminmax, "var": var, "std": std, "logsumexp": logsumexp, "norm": norm,
-    "all": all, "any": any, "count_nonzero": count_nonzero, "cumsum": cumsum,
-    "cumprod": cumprod, "cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp,
-    "cumsum_": _inplace_cum(CumSum, "cumsum"), "cumprod_": _inplace_cum(CumProd, "cumprod"),
+    "all": all, "any": any, "count_nonzero": count_nonzero,
     "sum_to_size": lambda self, *size: sum_to(
         self, size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size),
 }

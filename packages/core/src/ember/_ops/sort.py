@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ember._C._core import Node
-from ember._ops._util import TensorBase, apply, wrap, wrap_dim, xp_of
+from ember._ops._util import TensorBase, apply, with_out, wrap, wrap_dim, xp_of
 from ember._ops.reduction import (
     Extremum,
     NoGrad,
@@ -25,7 +25,6 @@ from ember._ops.reduction import (
     reduced_shape,
     return_type,
     take_along_dim,
-    write_out,
 )
 
 __all__ = [
@@ -92,7 +91,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 
 def msort(input, *, out=None):
     """``input`` sorted along its first dim (the values of ``sort(input, 0)``)."""
-    return write_out(sort(input, 0)[0], out)
+    return with_out(sort(input, 0)[0], out)
 
 
 def topk(input, k, dim=None, largest=True, sorted=True, *, out=None):
@@ -243,7 +242,7 @@ def median(input, dim=None, keepdim=False, *, out=None):
     x = input._data
     not_implemented_for(x, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
-        return write_out(apply(Extremum, input, None, False, _median_all), out)
+        return with_out(apply(Extremum, input, None, False, _median_all), out)
     d = wrap_dim(int_dim(dim, "median"), x.ndim)
     if x.ndim:
         check_nonempty_dims(x, (d,), "median")
@@ -259,8 +258,8 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
     not_implemented_for(x, "median_cpu" if dim is None else "median_out", "bc")
     if dim is None:
         if x.size == 0:
-            return write_out(median(input), out)
-        return write_out(nanmedian(input.reshape(-1), 0)[0], out)
+            return with_out(median(input), out)
+        return with_out(nanmedian(input.reshape(-1), 0)[0], out)
     d = wrap_dim(int_dim(dim, "nanmedian"), x.ndim)
     if x.ndim:
         check_nonempty_dims(x, (d,), "nanmedian")
@@ -387,12 +386,12 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
     first. ``interpolation`` ('linear', 'lower', 'higher', 'midpoint', 'nearest') says
     how to pick between the two closest values. NaN in a slice gives NaN.
     """
-    return write_out(_quantile(input, q, dim, keepdim, interpolation, False), out)
+    return with_out(_quantile(input, q, dim, keepdim, interpolation, False), out)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """As :func:`quantile`, ignoring NaN values (NaN only where a slice is all NaN)."""
-    return write_out(_quantile(input, q, dim, keepdim, interpolation, True), out)
+    return with_out(_quantile(input, q, dim, keepdim, interpolation, True), out)
 
 
 # ---------------------------------------------------------------------------
@@ -512,7 +511,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002
     def fn(a):
         counts, _ = xp.histogram(a.reshape(-1), bins=bins, range=(lo, hi))
         return counts.astype(a.dtype)
-    return write_out(apply(NoGrad, fn, input), out)
+    return with_out(apply(NoGrad, fn, input), out)
 
 
 # ---------------------------------------------------------------------------
@@ -584,7 +583,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         else:
             r = _batched_searchsorted(xp, seq, vals, right)
         return xp.asarray(r).astype(out_dtype)
-    return write_out(apply(NoGrad, fn, seq, vals), out)
+    return with_out(apply(NoGrad, fn, seq, vals), out)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):

@@ -25,16 +25,11 @@ import numpy as np
 from ember import _dtype
 from ember._C._core import Node, apply_inplace
 from ember._ops import _special
-from ember._ops._operands import (
-    cast_error,
-    not_implemented,
-    quiet,
-    to_float,
-)
-from ember._ops._operands import conj as _conj
-from ember._ops._operands import with_out as _out
+from ember._ops._operands import cast_error, quiet, to_float
 from ember._ops._operands import zeros as _zeros
-from ember._ops._util import apply, ensure_float, xp_of
+from ember._ops._util import apply, ensure_float, not_implemented, xp_of
+from ember._ops._util import conj as _conj
+from ember._ops._util import with_out as _out
 
 __all__ = [
     "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "square", "sqrt",

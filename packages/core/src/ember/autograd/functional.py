@@ -293,7 +293,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         >>> ember.autograd.functional.jacobian(exp_reducer, ember.rand(2, 2)).shape
         ember.Size([2, 2, 2])
     """
-    from ember._ops.shape import stack
+    from ember._ops.join import stack
     from ember.autograd.grad_mode import enable_grad
 
     if strategy not in ("forward-mode", "reverse-mode"):
