@@ -101,9 +101,9 @@ for _family in _ops.FAMILIES:
     __all__ += _family.__all__
 
 
-from ember import nn  # noqa: E402 - nn builds on everything above
+from ember import nn, optim  # noqa: E402 - nn and optim build on everything above
 
-__all__ += ["nn"]
+__all__ += ["nn", "optim"]
 
 
 def is_tensor(obj) -> bool:
