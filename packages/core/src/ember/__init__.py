@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as _np
 
+from ember import _dtype as _dtype_module
 from ember import _ops, autograd, random
 from ember._C import _core as _core
 from ember._device import device
@@ -101,9 +102,14 @@ for _family in _ops.FAMILIES:
     __all__ += _family.__all__
 
 
-from ember import nn, optim  # noqa: E402 - nn and optim build on everything above
+from ember import nn, optim, serialization, utils  # noqa: E402 - they build on the above
+from ember.serialization import load, save  # noqa: E402
 
-__all__ += ["nn", "optim"]
+__all__ += ["nn", "optim", "serialization", "utils", "load", "save"]
+
+if hasattr(_dtype_module, "bfloat16"):  # with the optional ml_dtypes package
+    bfloat16 = _dtype_module.bfloat16
+    __all__ += ["bfloat16"]
 
 
 def is_tensor(obj) -> bool:

@@ -14,6 +14,11 @@ import threading
 
 import numpy as np
 
+try:  # bfloat16 exists only with the optional ml_dtypes package (pip install ml_dtypes)
+    import ml_dtypes as _ml_dtypes
+except ImportError:
+    _ml_dtypes = None
+
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
     "float64", "complex64", "complex128", "half", "float", "double", "short", "int", "long",
@@ -32,7 +37,7 @@ class dtype:
         self.name = name
         self.numpy = np.dtype(np_dtype)
         self.itemsize = self.numpy.itemsize
-        kind = self.numpy.kind
+        kind = "f" if name == "bfloat16" else self.numpy.kind  # ml_dtypes' kind is "V"
         self.is_floating_point = kind == "f"
         self.is_complex = kind == "c"
         self.is_signed = kind in "ifc"
@@ -48,7 +53,8 @@ class dtype:
         return {complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self) -> dtype:
-        return {float16: complex64, float32: complex64, float64: complex128}.get(self, self)
+        return {float16: complex64, float32: complex64, float64: complex128}.get(
+            self, complex64 if self.name == "bfloat16" else self)
 
 
 bool = dtype("bool", np.bool_)  # noqa: A001 - PyTorch's name
@@ -69,6 +75,10 @@ cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64,
               complex64, complex128)
+if _ml_dtypes is not None:
+    bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16)
+    ALL_DTYPES += (bfloat16,)
+    __all__.append("bfloat16")
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 
@@ -155,6 +165,11 @@ def promote_types(a, b) -> dtype:
 def _promote(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if "bfloat16" in (a.name, b.name):  # NumPy has no rule for ml_dtypes' bfloat16
+        other = b if a.name == "bfloat16" else a
+        if other._category < 2:
+            return a if a.name == "bfloat16" else b
+        return other if other.itemsize > 2 else float32
     if a._category == b._category:
         return from_numpy(np.promote_types(a.numpy, b.numpy))
     hi, lo = (a, b) if a._category > b._category else (b, a)
@@ -229,7 +244,7 @@ class finfo:
         d = get_default_dtype() if type is None else as_dtype(type)
         if not (d.is_floating_point or d.is_complex):
             raise TypeError(f"finfo expects a floating point dtype, got {d}")
-        info = np.finfo(d.numpy)
+        info = (_ml_dtypes.finfo if d.name == "bfloat16" else np.finfo)(d.numpy)
         self.dtype = d.to_real().name
         self.bits = info.bits
         self.eps = builtins.float(info.eps)

@@ -1,0 +1,1 @@
+"""Utilities: ``ember.utils.safetensors`` (the safetensors format)."""
