@@ -118,10 +118,10 @@ class Module:
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = {}
         d["_forward_pre_hooks"] = OrderedDict()
-        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
-        d["_forward_hooks_with_kwargs"] = {}
-        d["_forward_hooks_always_called"] = {}
+        d["_forward_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
         d["_backward_hooks"] = OrderedDict()
         d["_backward_pre_hooks"] = OrderedDict()
         d["_state_dict_hooks"] = OrderedDict()
