@@ -21,10 +21,7 @@ from ember.nn.parameter import Buffer, Parameter
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-
-
-class _IncompatibleKeysResult(_IncompatibleKeys):
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
@@ -235,6 +232,8 @@ class Module:
         """The buffer at dotted path ``target``."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return mod._buffers[name]
@@ -508,15 +507,31 @@ class Module:
 
             bw_state = BackwardHook(self)
             args = bw_state.setup_input_hook(args)
-        result = self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
-                                             self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                r = hook(self, args, kwargs, result)
-            else:
-                r = hook(self, args, result)
-            if r is not None:
-                result = r
+        called = set()
+        try:
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
+                                                 self._forward_hooks.items()):
+                called.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs:
+                    r = hook(self, args, kwargs, result)
+                else:
+                    r = hook(self, args, result)
+                if r is not None:
+                    result = r
+        except Exception:
+            # hooks registered with always_call=True still run, with output None
+            for hook_id, hook in self._forward_hooks.items():
+                if hook_id in self._forward_hooks_always_called and hook_id not in called:
+                    try:
+                        if hook_id in self._forward_hooks_with_kwargs:
+                            hook(self, args, kwargs, None)
+                        else:
+                            hook(self, args, None)
+                    except Exception as hook_ex:  # noqa: BLE001 - the forward error wins
+                        warnings.warn("forward hook with ``always_call=True`` raised an "
+                                      f"exception that was ignored: {hook_ex!r}", stacklevel=2)
+            raise
         if bw_state is not None:
             result = bw_state.setup_output_hook(result)
         return result
@@ -678,6 +693,13 @@ class Module:
                     f"checkpoint, the shape in current model is {param.shape}.")
                 continue
             try:
+                if local_metadata.get("assign_to_params_buffers", False):
+                    if isinstance(param, Parameter):
+                        value = Parameter(value, requires_grad=param.requires_grad)
+                    else:
+                        value.requires_grad_(param.requires_grad)
+                    setattr(self, name, value)
+                    continue
                 with no_grad():
                     param.copy_(value)
             except Exception as ex:  # noqa: BLE001 - reported like PyTorch
@@ -714,13 +736,15 @@ class Module:
             state_dict._metadata = metadata
 
         def load(module, prefix=""):
-            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
             module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing,
                                          unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
-            incompatible = _IncompatibleKeysResult(missing, unexpected)
+            incompatible = _IncompatibleKeys(missing, unexpected)
             for hook in module._load_state_dict_post_hooks.values():
                 hook(module, incompatible)
 
@@ -735,7 +759,7 @@ class Module:
         if errors:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self._get_name(), "\n\t".join(errors)))
-        return _IncompatibleKeysResult(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     def get_extra_state(self):
         raise RuntimeError(
