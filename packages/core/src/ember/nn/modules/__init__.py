@@ -3,3 +3,53 @@
 from ember.nn.modules.module import Module
 
 __all__ = ["Module"]
+
+from ember.nn.modules.container import *  # noqa: E402, F403
+from ember.nn.modules.container import __all__ as _container_all  # noqa: E402
+
+__all__ += _container_all
+
+from ember.nn.modules.flatten import *  # noqa: E402, F403
+from ember.nn.modules.flatten import __all__ as _flatten_all  # noqa: E402
+
+__all__ += _flatten_all
+
+from ember.nn.modules.linear import *  # noqa: E402, F403
+from ember.nn.modules.linear import __all__ as _linear_all  # noqa: E402
+
+__all__ += _linear_all
+
+from ember.nn.modules.activation import *  # noqa: E402, F403
+from ember.nn.modules.activation import __all__ as _activation_all  # noqa: E402
+
+__all__ += _activation_all
+
+from ember.nn.modules.dropout import *  # noqa: E402, F403
+from ember.nn.modules.dropout import __all__ as _dropout_all  # noqa: E402
+
+__all__ += _dropout_all
+
+from ember.nn.modules.sparse import *  # noqa: E402, F403
+from ember.nn.modules.sparse import __all__ as _sparse_all  # noqa: E402
+
+__all__ += _sparse_all
+
+from ember.nn.modules.padding import *  # noqa: E402, F403
+from ember.nn.modules.padding import __all__ as _padding_all  # noqa: E402
+
+__all__ += _padding_all
+
+from ember.nn.modules.distance import *  # noqa: E402, F403
+from ember.nn.modules.distance import __all__ as _distance_all  # noqa: E402
+
+__all__ += _distance_all
+
+from ember.nn.modules.pixelshuffle import *  # noqa: E402, F403
+from ember.nn.modules.pixelshuffle import __all__ as _pixelshuffle_all  # noqa: E402
+
+__all__ += _pixelshuffle_all
+
+from ember.nn.modules.channelshuffle import *  # noqa: E402, F403
+from ember.nn.modules.channelshuffle import __all__ as _channelshuffle_all  # noqa: E402
+
+__all__ += _channelshuffle_all

@@ -1,0 +1,175 @@
+"""``linear`` and ``bilinear``.
+
+NOTE [ Linear as one node ]
+``linear(x, W, b)`` is one graph node: its forward folds any leading batch dims of
+``x`` into the rows of one GEMM (``x2 @ W.T``) and adds the bias in place; its backward
+is two GEMMs and a column sum (``g2 @ W``, ``g2.T @ x2``, ``g2.sum(0)``), run on the
+arrays directly unless ``create_graph=True`` asks for a recorded (differentiable)
+backward.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember._C._core import Node, is_grad_enabled
+from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, wrap
+
+__all__ = ["linear", "bilinear"]
+
+
+class Linear(Node):
+    """``x @ W.T + b`` with the leading dims of ``x`` folded into one matrix product."""
+
+    saves_inputs = (0, 1)
+
+    def forward(self, x, w, b):
+        n, k = w.shape
+        if x.ndim == 2:
+            y = x @ w.T
+        else:
+            y = (x.reshape(-1, k) @ w.T).reshape(x.shape[:-1] + (n,))
+        if b is not None:
+            y += b
+        self._bias_1d = b is None or b.shape == (n,)
+        return y
+
+    def backward(self, g):
+        x, w = self.saved_tensors
+        need = self.needs_input_grad
+        n, k = w.shape
+        gx = gw = gb = None
+        if is_grad_enabled():  # create_graph: a recorded backward
+            g2 = g.reshape(-1, n)
+            if need[0]:
+                gx = (g2 @ w).reshape(tuple(x.shape))
+            if need[1]:
+                gw = g2.mT @ x.reshape(-1, k)
+            if need[2]:
+                gb = g2.sum(0) if self._bias_1d else g
+            return gx, gw, gb
+        ga = g._data
+        g2 = ga.reshape(-1, n)
+        if need[0]:
+            gx = wrap((g2 @ w._data).reshape(x._data.shape))
+        if need[1]:
+            gw = wrap(g2.T @ x._data.reshape(-1, k))
+        if need[2]:
+            gb = wrap(g2.sum(0)) if self._bias_1d else g
+        return gx, gw, gb
+
+
+def _check_tensor(fn, name, pos, x):
+    if not isinstance(x, TensorBase):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _expand_error(src_shape, target):
+    """PyTorch's error for expanding ``src_shape`` to ``target``."""
+    if len(src_shape) > len(target):
+        return RuntimeError(
+            f"expand(torch.FloatTensor{{{list(src_shape)}}}, size={list(target)}): the number "
+            f"of sizes provided ({len(target)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({len(src_shape)})")
+    off = len(target) - len(src_shape)
+    for i in range(len(src_shape) - 1, -1, -1):
+        if src_shape[i] != 1 and src_shape[i] != target[off + i]:
+            return RuntimeError(
+                f"The expanded size of the tensor ({target[off + i]}) must match the existing "
+                f"size ({src_shape[i]}) at non-singleton dimension {off + i}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(src_shape)}")
+    return None
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``.
+
+    Args:
+        input: ``(*, in_features)``.
+        weight: ``(out_features, in_features)`` (or ``(in_features,)``).
+        bias: ``(out_features,)`` or None.
+
+    Returns:
+        ``(*, out_features)``.
+
+    See :class:`~ember.nn.Linear`.
+    """
+    _check_tensor("linear", "input", 1, input)
+    _check_tensor("linear", "weight", 2, weight)
+    x, w = input._data, weight._data
+    if x.ndim == 0 or w.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{x.ndim}D and {w.ndim}D")
+    if w.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {w.ndim}D")
+    if bias is not None:
+        _check_tensor("linear", "bias", 3, bias)
+    if w.ndim == 1:  # a vector of weights: a dot product per row
+        out = input.matmul(weight)
+        return out if bias is None else out + bias
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{cpp_type_name(x.dtype)} != {cpp_type_name(w.dtype)}")
+    n, k = w.shape
+    if x.shape[-1] != k:
+        rows = math.prod(x.shape[:-1])
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} "
+                           f"and {k}x{n})")
+    if x.dtype.kind == "b":
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    if bias is not None:
+        b = bias._data
+        if b.dtype != w.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{type_name(b.dtype)} and {type_name(w.dtype)}")
+        out_shape = x.shape[:-1] + (n,)
+        err = _expand_error(b.shape, out_shape)
+        if err is not None:
+            raise err
+    return apply(Linear, input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., k] = input1 @ weight[k] @ input2 + bias[k]``.
+
+    Args:
+        input1: ``(*, in1_features)``.
+        input2: ``(*, in2_features)``, the same leading dims.
+        weight: ``(out_features, in1_features, in2_features)``.
+        bias: ``(out_features,)`` or None.
+
+    See :class:`~ember.nn.Bilinear`.
+    """
+    for pos, (name, t) in enumerate((("input1", input1), ("input2", input2),
+                                     ("weight", weight)), 1):
+        _check_tensor("bilinear", name, pos, t)
+    s1, s2, sw = input1.shape, input2.shape, weight.shape
+    if len(s1) != len(s2):
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {len(s1)} and {len(s2)}")
+    for i in range(len(s1) - 1):
+        if s1[i] != s2[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {s1[i]} and {s2[i]}")
+    if len(sw) != 3:
+        raise RuntimeError(f"bilinear(): weight must be three-dimensional, got {len(sw)}D")
+    if s1[-1] != sw[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{s1[-1]} but expected {sw[1]}")
+    if s2[-1] != sw[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{s2[-1]} but expected {sw[2]}")
+    if bias is not None and bias.shape[0] != sw[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {sw[0]}")
+    out_f, in1, in2 = sw
+    lead = tuple(s1[:-1])
+    a = input1.reshape(-1, in1)
+    c = input2.reshape(-1, in2)
+    # (N, in1) @ (in1, out * in2), then the contraction with input2 over in2
+    t = (a @ weight.permute(1, 0, 2).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
+    y = (t * c.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(lead + (out_f,))
