@@ -311,3 +311,45 @@ def test_torch_state_dict_loads_into_ember_model_strictly():
                                atol=1e-6)
     back = _torch_load(_ember_bytes(emodel.state_dict()))
     tmodel.load_state_dict(back, strict=True)
+
+
+def test_optimizer_state_dict_round_trips_through_torch(tmp_path):
+    """A torch Adam checkpoint resumes in ember and gives torch's next step, and back."""
+    nn = pytest.importorskip("ember.nn")
+    torch.manual_seed(0)
+    tmodel = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    topt = torch.optim.Adam(tmodel.parameters(), lr=0.05, betas=(0.8, 0.99), weight_decay=0.01)
+    x = torch.randn(6, 3)
+    for _ in range(2):
+        topt.zero_grad()
+        tmodel(x).pow(2).mean().backward()
+        topt.step()
+    torch.save({"model": tmodel.state_dict(), "optim": topt.state_dict()}, tmp_path / "t.pt")
+
+    emodel = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    eopt = ember.optim.Adam(emodel.parameters(), lr=1.0)
+    ckpt = load(tmp_path / "t.pt")
+    emodel.load_state_dict(ckpt["model"], strict=True)
+    eopt.load_state_dict(ckpt["optim"])
+    assert eopt.param_groups[0]["lr"] == 0.05 and eopt.param_groups[0]["betas"] == (0.8, 0.99)
+    ex = ember.tensor(x.numpy())
+    for m, opt, inp in ((tmodel, topt, x), (emodel, eopt, ex)):
+        opt.zero_grad()
+        m(inp).pow(2).mean().backward()
+        opt.step()
+    for (k, tv), ev in zip(tmodel.state_dict().items(), emodel.state_dict().values()):
+        np.testing.assert_allclose(ev.numpy(), tv.numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+
+    # and back: ember's checkpoint resumes in torch
+    save({"model": emodel.state_dict(), "optim": eopt.state_dict()}, tmp_path / "e.pt")
+    back = torch.load(tmp_path / "e.pt", weights_only=True)
+    tmodel2 = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    topt2 = torch.optim.Adam(tmodel2.parameters())
+    tmodel2.load_state_dict(back["model"], strict=True)
+    topt2.load_state_dict(back["optim"])
+    for m, opt, inp in ((tmodel2, topt2, x), (emodel, eopt, ex)):
+        opt.zero_grad()
+        m(inp).pow(2).mean().backward()
+        opt.step()
+    for (k, tv), ev in zip(tmodel2.state_dict().items(), emodel.state_dict().values()):
+        np.testing.assert_allclose(ev.numpy(), tv.numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
