@@ -35,9 +35,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def interop(session: nox.Session) -> None:
-    """tests/interop: ember against real PyTorch."""
+    """tests/interop: ember against real PyTorch; also the core and tool tests, whose
+    comparisons with torch skip in the tests session (which has no torch)."""
     session.install(CORE, TORCH, *TEST_DEPS)
-    session.run("pytest", "tests/interop", "-q", *session.posargs)
+    session.run("pytest", "tests/interop", "tests/core", "tests/tools", "-q", *session.posargs)
 
 
 def _domain_tests(session: nox.Session, domain: str) -> None:
