@@ -53,3 +53,8 @@ from ember.nn.modules.channelshuffle import *  # noqa: E402, F403
 from ember.nn.modules.channelshuffle import __all__ as _channelshuffle_all  # noqa: E402
 
 __all__ += _channelshuffle_all
+
+from ember.nn.modules.upsampling import *  # noqa: E402, F403
+from ember.nn.modules.upsampling import __all__ as _upsampling_all  # noqa: E402
+
+__all__ += _upsampling_all
