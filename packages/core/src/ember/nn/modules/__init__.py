@@ -58,3 +58,23 @@ from ember.nn.modules.upsampling import *  # noqa: E402, F403
 from ember.nn.modules.upsampling import __all__ as _upsampling_all  # noqa: E402
 
 __all__ += _upsampling_all
+
+from ember.nn.modules.batchnorm import *  # noqa: E402, F403
+from ember.nn.modules.batchnorm import __all__ as _batchnorm_all  # noqa: E402
+
+__all__ += _batchnorm_all
+
+from ember.nn.modules.instancenorm import *  # noqa: E402, F403
+from ember.nn.modules.instancenorm import __all__ as _instancenorm_all  # noqa: E402
+
+__all__ += _instancenorm_all
+
+from ember.nn.modules.normalization import *  # noqa: E402, F403
+from ember.nn.modules.normalization import __all__ as _normalization_all  # noqa: E402
+
+__all__ += _normalization_all
+
+from ember.nn.modules.loss import *  # noqa: E402, F403
+from ember.nn.modules.loss import __all__ as _loss_all  # noqa: E402
+
+__all__ += _loss_all

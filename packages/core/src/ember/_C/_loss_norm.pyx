@@ -1,0 +1,1159 @@
+"""Fused CPU kernels of the normalization layers and of cross-entropy.
+
+One call per op and direction where NumPy would take several passes: statistics,
+normalization and affine transform in one forward call, the closed-form gradients in
+one backward call; log-softmax and the NLL of the targets in one forward pass, and
+``softmax - onehot`` in one backward pass. No temporaries the size of the input, no
+GIL, OpenMP over rows or channels when the work is large enough to pay for starting
+the threads.
+
+The inner loops over contiguous memory are C helpers (``_loss_norm.h``) written so
+that the compiler vectorizes them (independent partial sums, a polynomial ``expf`` for
+float32), compiled for AVX-512, AVX2 and the baseline with runtime dispatch.
+
+Layouts: the callers reshape (never copy, unless the input is not contiguous) to
+- cross-entropy: logits ``(N, C, S)``, targets ``(N, S)``: class ``c`` of row
+  ``(n, s)`` is at ``n*C*S + c*S + s`` (S is 1 for plain ``(N, C)`` logits, whose rows
+  are contiguous; with S > 1 blocks of CE_BLOCK rows of a sample run in the vector
+  lanes, one class at a time);
+- batch norm: ``(N, C, S)``, statistics per channel ``c`` (with S == 1, over column
+  tiles of TILE channels whose accumulators stay in registers);
+- layer norm: ``(M, K)``, statistics per row;
+- group norm: ``(N, C, S)`` with ``G`` groups of ``C/G`` channels, statistics per
+  ``(n, g)`` over its ``C/G*S`` contiguous elements.
+
+Every public function checks dtypes, shapes and contiguity (and the user's class
+indices) with the GIL before its loops run without bounds checks; a mismatch is a
+Python exception, never an out-of-bounds access. Statistics accumulate in double
+(float32 data in partial float sums of a few dozen terms, added in double).
+"""
+
+cimport cython
+from cython.parallel cimport prange
+from libc.math cimport exp, log, sqrt
+
+import numpy as np
+
+cimport numpy as cnp
+
+cnp.import_array()
+
+ctypedef fused floating_t:
+    float
+    double
+
+# Below this much work (elements touched) a kernel runs on one thread: the fork/join
+# and the spin-waiting threads afterwards cost more than they save.
+cdef Py_ssize_t PARALLEL_MIN = 1 << 18
+
+
+def set_parallel_threshold(Py_ssize_t n):
+    """Use several OpenMP threads only from ``n`` elements of work on; returns the old
+    threshold."""
+    global PARALLEL_MIN
+    old = PARALLEL_MIN
+    PARALLEL_MIN = n
+    return old
+
+
+cdef extern from "_loss_norm.h":
+    double ember_sum_f(const float* x, Py_ssize_t n) nogil
+    double ember_sum_d(const double* x, Py_ssize_t n) nogil
+    double ember_sqdev_f(const float* x, Py_ssize_t n, float mean) nogil
+    double ember_sqdev_d(const double* x, Py_ssize_t n, double mean) nogil
+    double ember_dot_f(const float* a, const float* b, Py_ssize_t n) nogil
+    double ember_dot_d(const double* a, const double* b, Py_ssize_t n) nogil
+    void ember_sum2_f(const float* dy, const float* x, Py_ssize_t n, float mean, double* s_dy,
+                      double* s_dyx) nogil
+    void ember_sum2_d(const double* dy, const double* x, Py_ssize_t n, double mean, double* s_dy,
+                      double* s_dyx) nogil
+    void ember_affine_f(const float* x, float* y, Py_ssize_t n, float scale, float shift) nogil
+    void ember_affine_d(const double* x, double* y, Py_ssize_t n, double scale, double shift) nogil
+    void ember_lin2_f(const float* a, const float* b, float* y, Py_ssize_t n, float ca, float cb,
+                      float cc) nogil
+    void ember_lin2_d(const double* a, const double* b, double* y, Py_ssize_t n, double ca,
+                      double cb, double cc) nogil
+    void ember_bn_dx_f(const float* dy, const float* x, float* dx, Py_ssize_t n, float mean,
+                       float mean_dy, float k, float a) nogil
+    void ember_bn_dx_d(const double* dy, const double* x, double* dx, Py_ssize_t n, double mean,
+                       double mean_dy, double k, double a) nogil
+    float ember_max_f(const float* x, Py_ssize_t n) nogil
+    double ember_max_d(const double* x, Py_ssize_t n) nogil
+    double ember_sumexp_f(const float* x, Py_ssize_t n, float m) nogil
+    double ember_sumexp_d(const double* x, Py_ssize_t n, double m) nogil
+    void ember_expscale_f(const float* x, float* y, Py_ssize_t n, float shift, float scale) nogil
+    void ember_expscale_d(const double* x, double* y, Py_ssize_t n, double shift,
+                          double scale) nogil
+    void ember_norm_row_f(const float* x, float* y, Py_ssize_t n, float mean, float rstd,
+                          const float* w, const float* b) nogil
+    void ember_norm_row_d(const double* x, double* y, Py_ssize_t n, double mean, double rstd,
+                          const double* w, const double* b) nogil
+    void ember_ln_sums_f(const float* dy, const float* x, const float* w, Py_ssize_t n, float mean,
+                         float rstd, double* c1, double* c2) nogil
+    void ember_ln_sums_d(const double* dy, const double* x, const double* w, Py_ssize_t n,
+                         double mean, double rstd, double* c1, double* c2) nogil
+    void ember_ln_dx_f(const float* dy, const float* x, const float* w, float* dx, Py_ssize_t n,
+                       float mean, float rstd, float c1, float c2) nogil
+    void ember_ln_dx_d(const double* dy, const double* x, const double* w, double* dx,
+                       Py_ssize_t n, double mean, double rstd, double c1, double c2) nogil
+    void ember_tsum_f(const float* x, Py_ssize_t rows, Py_ssize_t ld, double* out) nogil
+    void ember_tsum_d(const double* x, Py_ssize_t rows, Py_ssize_t ld, double* out) nogil
+    void ember_tsqdev_f(const float* x, Py_ssize_t rows, Py_ssize_t ld, const float* mean,
+                        double* out) nogil
+    void ember_tsqdev_d(const double* x, Py_ssize_t rows, Py_ssize_t ld, const double* mean,
+                        double* out) nogil
+    void ember_tsum2_f(const float* dy, const float* x, Py_ssize_t rows, Py_ssize_t ld,
+                       const float* mean, double* s_dy, double* s_dyx) nogil
+    void ember_tsum2_d(const double* dy, const double* x, Py_ssize_t rows, Py_ssize_t ld,
+                       const double* mean, double* s_dy, double* s_dyx) nogil
+    void ember_tln_f(const float* dy, const float* x, Py_ssize_t rows, Py_ssize_t ld,
+                     const float* mean, const float* rstd, double* dw, double* db) nogil
+    void ember_tln_d(const double* dy, const double* x, Py_ssize_t rows, Py_ssize_t ld,
+                     const double* mean, const double* rstd, double* dw, double* db) nogil
+    void ember_vmax_f(const float* x, float* m, Py_ssize_t n) nogil
+    void ember_vmax_d(const double* x, double* m, Py_ssize_t n) nogil
+    void ember_vsumexp_f(const float* x, const float* m, float* acc, Py_ssize_t n) nogil
+    void ember_vsumexp_d(const double* x, const double* m, double* acc, Py_ssize_t n) nogil
+    void ember_vaxpy_f(const float* x, float a, float* y, Py_ssize_t n) nogil
+    void ember_vaxpy_d(const double* x, double a, double* y, Py_ssize_t n) nogil
+    void ember_vexpgrad_f(const float* x, const float* l, const float* sc, const float* g2,
+                          float cw, float* y, Py_ssize_t n) nogil
+    void ember_vexpgrad_d(const double* x, const double* l, const double* sc, const double* g2,
+                          double cw, double* y, Py_ssize_t n) nogil
+    void ember_rowaffine_f(const float* x, float* y, Py_ssize_t n, const float* scale,
+                           const float* shift) nogil
+    void ember_rowaffine_d(const double* x, double* y, Py_ssize_t n, const double* scale,
+                           const double* shift) nogil
+    void ember_rowbn_dx_f(const float* dy, const float* x, float* dx, Py_ssize_t n,
+                          const float* mean, const float* mean_dy, const float* k,
+                          const float* a) nogil
+    void ember_rowbn_dx_d(const double* dy, const double* x, double* dx, Py_ssize_t n,
+                          const double* mean, const double* mean_dy, const double* k,
+                          const double* a) nogil
+
+
+cdef inline double _sum(const floating_t* x, Py_ssize_t n) noexcept nogil:
+    if floating_t is float:
+        return ember_sum_f(x, n)
+    else:
+        return ember_sum_d(x, n)
+
+
+cdef inline double _sqdev(const floating_t* x, Py_ssize_t n, floating_t mean) noexcept nogil:
+    if floating_t is float:
+        return ember_sqdev_f(x, n, mean)
+    else:
+        return ember_sqdev_d(x, n, mean)
+
+
+cdef inline double _dot(const floating_t* a, const floating_t* b, Py_ssize_t n) noexcept nogil:
+    if floating_t is float:
+        return ember_dot_f(a, b, n)
+    else:
+        return ember_dot_d(a, b, n)
+
+
+cdef inline void _sum2(const floating_t* dy, const floating_t* x, Py_ssize_t n, floating_t mean,
+                       double* s_dy, double* s_dyx) noexcept nogil:
+    if floating_t is float:
+        ember_sum2_f(dy, x, n, mean, s_dy, s_dyx)
+    else:
+        ember_sum2_d(dy, x, n, mean, s_dy, s_dyx)
+
+
+cdef inline void _affine(const floating_t* x, floating_t* y, Py_ssize_t n, floating_t scale,
+                         floating_t shift) noexcept nogil:
+    if floating_t is float:
+        ember_affine_f(x, y, n, scale, shift)
+    else:
+        ember_affine_d(x, y, n, scale, shift)
+
+
+cdef inline void _lin2(const floating_t* a, const floating_t* b, floating_t* y, Py_ssize_t n,
+                       floating_t ca, floating_t cb, floating_t cc) noexcept nogil:
+    if floating_t is float:
+        ember_lin2_f(a, b, y, n, ca, cb, cc)
+    else:
+        ember_lin2_d(a, b, y, n, ca, cb, cc)
+
+
+cdef inline void _bn_dx(const floating_t* dy, const floating_t* x, floating_t* dx, Py_ssize_t n,
+                        floating_t mean, floating_t mean_dy, floating_t k,
+                        floating_t a) noexcept nogil:
+    if floating_t is float:
+        ember_bn_dx_f(dy, x, dx, n, mean, mean_dy, k, a)
+    else:
+        ember_bn_dx_d(dy, x, dx, n, mean, mean_dy, k, a)
+
+
+cdef inline floating_t _max(const floating_t* x, Py_ssize_t n) noexcept nogil:
+    if floating_t is float:
+        return ember_max_f(x, n)
+    else:
+        return ember_max_d(x, n)
+
+
+cdef inline double _sumexp(const floating_t* x, Py_ssize_t n, floating_t m) noexcept nogil:
+    if floating_t is float:
+        return ember_sumexp_f(x, n, m)
+    else:
+        return ember_sumexp_d(x, n, m)
+
+
+cdef inline void _expscale(const floating_t* x, floating_t* y, Py_ssize_t n, floating_t shift,
+                           floating_t scale) noexcept nogil:
+    if floating_t is float:
+        ember_expscale_f(x, y, n, shift, scale)
+    else:
+        ember_expscale_d(x, y, n, shift, scale)
+
+
+cdef inline void _norm_row(const floating_t* x, floating_t* y, Py_ssize_t n, floating_t mean,
+                           floating_t rstd, const floating_t* w,
+                           const floating_t* b) noexcept nogil:
+    if floating_t is float:
+        ember_norm_row_f(x, y, n, mean, rstd, w, b)
+    else:
+        ember_norm_row_d(x, y, n, mean, rstd, w, b)
+
+
+cdef inline void _ln_sums(const floating_t* dy, const floating_t* x, const floating_t* w,
+                          Py_ssize_t n, floating_t mean, floating_t rstd, double* c1,
+                          double* c2) noexcept nogil:
+    if floating_t is float:
+        ember_ln_sums_f(dy, x, w, n, mean, rstd, c1, c2)
+    else:
+        ember_ln_sums_d(dy, x, w, n, mean, rstd, c1, c2)
+
+
+cdef inline void _ln_dx(const floating_t* dy, const floating_t* x, const floating_t* w,
+                        floating_t* dx, Py_ssize_t n, floating_t mean, floating_t rstd,
+                        floating_t c1, floating_t c2) noexcept nogil:
+    if floating_t is float:
+        ember_ln_dx_f(dy, x, w, dx, n, mean, rstd, c1, c2)
+    else:
+        ember_ln_dx_d(dy, x, w, dx, n, mean, rstd, c1, c2)
+
+
+cdef enum:
+    TILE = 16    # the columns of a tile: EMBER_TILE in _loss_norm.h
+
+
+cdef inline void _tsum(const floating_t* x, Py_ssize_t rows, Py_ssize_t ld,
+                       double* out) noexcept nogil:
+    if floating_t is float:
+        ember_tsum_f(x, rows, ld, out)
+    else:
+        ember_tsum_d(x, rows, ld, out)
+
+
+cdef inline void _tsqdev(const floating_t* x, Py_ssize_t rows, Py_ssize_t ld,
+                         const floating_t* mean, double* out) noexcept nogil:
+    if floating_t is float:
+        ember_tsqdev_f(x, rows, ld, mean, out)
+    else:
+        ember_tsqdev_d(x, rows, ld, mean, out)
+
+
+cdef inline void _tsum2(const floating_t* dy, const floating_t* x, Py_ssize_t rows,
+                        Py_ssize_t ld, const floating_t* mean, double* s_dy,
+                        double* s_dyx) noexcept nogil:
+    if floating_t is float:
+        ember_tsum2_f(dy, x, rows, ld, mean, s_dy, s_dyx)
+    else:
+        ember_tsum2_d(dy, x, rows, ld, mean, s_dy, s_dyx)
+
+
+cdef inline void _tln(const floating_t* dy, const floating_t* x, Py_ssize_t rows,
+                      Py_ssize_t ld, const floating_t* mean, const floating_t* rstd, double* dw,
+                      double* db) noexcept nogil:
+    if floating_t is float:
+        ember_tln_f(dy, x, rows, ld, mean, rstd, dw, db)
+    else:
+        ember_tln_d(dy, x, rows, ld, mean, rstd, dw, db)
+
+
+cdef inline void _vmax(const floating_t* x, floating_t* m, Py_ssize_t n) noexcept nogil:
+    if floating_t is float:
+        ember_vmax_f(x, m, n)
+    else:
+        ember_vmax_d(x, m, n)
+
+
+cdef inline void _vsumexp(const floating_t* x, const floating_t* m, floating_t* acc,
+                          Py_ssize_t n) noexcept nogil:
+    if floating_t is float:
+        ember_vsumexp_f(x, m, acc, n)
+    else:
+        ember_vsumexp_d(x, m, acc, n)
+
+
+cdef inline void _vaxpy(const floating_t* x, floating_t a, floating_t* y,
+                        Py_ssize_t n) noexcept nogil:
+    if floating_t is float:
+        ember_vaxpy_f(x, a, y, n)
+    else:
+        ember_vaxpy_d(x, a, y, n)
+
+
+cdef inline void _vexpgrad(const floating_t* x, const floating_t* l, const floating_t* sc,
+                           const floating_t* g2, floating_t cw, floating_t* y,
+                           Py_ssize_t n) noexcept nogil:
+    if floating_t is float:
+        ember_vexpgrad_f(x, l, sc, g2, cw, y, n)
+    else:
+        ember_vexpgrad_d(x, l, sc, g2, cw, y, n)
+
+
+cdef inline void _rowaffine(const floating_t* x, floating_t* y, Py_ssize_t n,
+                            const floating_t* scale, const floating_t* shift) noexcept nogil:
+    if floating_t is float:
+        ember_rowaffine_f(x, y, n, scale, shift)
+    else:
+        ember_rowaffine_d(x, y, n, scale, shift)
+
+
+cdef inline void _rowbn_dx(const floating_t* dy, const floating_t* x, floating_t* dx, Py_ssize_t n,
+                           const floating_t* mean, const floating_t* mean_dy, const floating_t* k,
+                           const floating_t* a) noexcept nogil:
+    if floating_t is float:
+        ember_rowbn_dx_f(dy, x, dx, n, mean, mean_dy, k, a)
+    else:
+        ember_rowbn_dx_d(dy, x, dx, n, mean, mean_dy, k, a)
+
+
+
+# ---------------------------------------------------------------------------
+# argument checks (with the GIL)
+
+cdef object _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+cdef _check_array(str fn, str name, object a, object dtype, tuple shape):
+    if type(a) is not np.ndarray:
+        raise TypeError(f"{fn}: {name} must be a NumPy array, got {type(a).__name__}")
+    if a.dtype != dtype:
+        raise TypeError(f"{fn}: {name} has dtype {a.dtype}, expected {dtype}")
+    if a.shape != shape:
+        raise ValueError(f"{fn}: {name} has shape {a.shape}, expected {shape}")
+    if not a.flags.c_contiguous:
+        raise ValueError(f"{fn}: {name} must be C-contiguous")
+
+
+cdef _check_input(str fn, object x, int ndim):
+    if type(x) is not np.ndarray or x.dtype not in _FLOATS:
+        raise TypeError(f"{fn}: expected a float32 or float64 NumPy array, got "
+                        f"{getattr(x, 'dtype', type(x).__name__)}")
+    if x.ndim != ndim:
+        raise ValueError(f"{fn}: expected a {ndim}-d array, got {x.ndim}-d")
+    if not x.flags.c_contiguous:
+        raise ValueError(f"{fn}: the input must be C-contiguous")
+
+
+cdef object _optional(str fn, str name, object a, object dtype, Py_ssize_t n):
+    """``a`` checked as a length-n vector, or a dummy length-1 vector when None."""
+    if a is None:
+        return np.zeros(1, dtype=dtype)
+    _check_array(fn, name, a, dtype, (n,))
+    return a
+
+
+# ---------------------------------------------------------------------------
+# cross-entropy: log-softmax and negative log-likelihood in one pass
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef Py_ssize_t _first_bad_target(const cnp.int64_t[:, ::1] target, Py_ssize_t C,
+                                  cnp.int64_t ignore_index) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef cnp.int64_t t
+    for i in range(target.shape[0]):
+        for j in range(target.shape[1]):
+            t = target[i, j]
+            if t != ignore_index and (t < 0 or t >= C):
+                return i * target.shape[1] + j
+    return -1
+
+
+def check_targets(target, Py_ssize_t num_classes, long long ignore_index):
+    """Raise PyTorch's IndexError if a class index of the 2-d int64 array ``target``
+    is neither ``ignore_index`` nor in ``[0, num_classes)``."""
+    cdef Py_ssize_t bad = _first_bad_target(target, num_classes, ignore_index)
+    if bad >= 0:
+        raise IndexError(f"Target {int(target.reshape(-1)[bad])} is out of bounds.")
+
+
+cdef inline double _sum_weights(const floating_t* weight, bint has_weight,
+                                Py_ssize_t C) noexcept nogil:
+    if not has_weight:
+        return <double>C
+    return _sum(weight, C)
+
+
+cdef inline double _ce_row(const floating_t* xr, Py_ssize_t C, Py_ssize_t stride,
+                           cnp.int64_t t, const floating_t* weight, bint has_weight,
+                           double smoothing, double all_w, double* lse) noexcept nogil:
+    """The loss of one row of logits ``xr[c * stride]``; its log-sum-exp in ``lse``."""
+    cdef Py_ssize_t c
+    cdef floating_t m
+    cdef double v, acc = 0.0, l, wx = 0.0
+    if stride == 1:
+        m = _max(xr, C)
+        l = m + log(_sumexp(xr, C, m))
+        if smoothing != 0:
+            wx = _dot(weight, xr, C) if has_weight else _sum(xr, C)
+    else:
+        m = xr[0]
+        for c in range(1, C):
+            if xr[c * stride] > m or xr[c * stride] != xr[c * stride]:
+                m = xr[c * stride]
+        for c in range(C):
+            acc = acc + exp(xr[c * stride] - m)
+        l = m + log(acc)
+        if smoothing != 0:
+            for c in range(C):
+                wx = wx + (weight[c] if has_weight else 1.0) * xr[c * stride]
+    lse[0] = l
+    v = -(weight[t] if has_weight else 1.0) * (xr[t * stride] - l)
+    if smoothing != 0:
+        # the uniform part: -sum_c w_c * log p_c = sum(w) * lse - sum_c w_c * x_c
+        v = (1.0 - smoothing) * v + smoothing / C * (all_w * l - wx)
+    return v
+
+
+cdef inline void _ce_row_grad(const floating_t* xr, floating_t* dxr, Py_ssize_t C,
+                              Py_ssize_t stride, cnp.int64_t t, const floating_t* weight,
+                              bint has_weight, double smoothing, double all_w, floating_t l,
+                              double g) noexcept nogil:
+    # softmax - onehot, scaled; with smoothing
+    # keep * wt * (p - onehot) + share * (p * sum(w) - w)
+    cdef Py_ssize_t c
+    cdef double wt = weight[t] if has_weight else 1.0
+    cdef double keep = 1.0 - smoothing, share = smoothing / C
+    cdef double pscale = g * (keep * wt + share * all_w)
+    if stride == 1:
+        _expscale(xr, dxr, C, l, <floating_t>pscale)
+        if smoothing != 0:
+            if has_weight:
+                _lin2(dxr, weight, dxr, C, 1, <floating_t>(-g * share), 0)
+            else:
+                _affine(dxr, dxr, C, 1, <floating_t>(-g * share))
+    else:
+        for c in range(C):
+            dxr[c * stride] = <floating_t>(pscale * exp(xr[c * stride] - l)
+                                           - g * share * (weight[c] if has_weight else 1.0))
+    dxr[t * stride] = <floating_t>(dxr[t * stride] - g * keep * wt)
+
+
+cdef enum:
+    CE_BLOCK = 128    # the rows of cross-entropy's blocks (S > 1)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef double _ce_block_fwd(const floating_t* xn, Py_ssize_t C, Py_ssize_t S, Py_ssize_t s0,
+                          Py_ssize_t B, const cnp.int64_t* tn, const floating_t* weight,
+                          bint has_weight, cnp.int64_t ignore_index, double smoothing,
+                          double all_w, floating_t* loss_n, floating_t* lse_n) noexcept nogil:
+    """Cross-entropy of the rows s0 .. s0+B-1 (B <= CE_BLOCK) of sample n (S > 1):
+    the classes one at a time, each a contiguous run over the block's rows. Returns
+    the sum of the targets' weights over the rows not ignored."""
+    cdef floating_t m[CE_BLOCK]
+    cdef floating_t acc[CE_BLOCK]
+    cdef floating_t wx[CE_BLOCK]
+    cdef Py_ssize_t c, i, s
+    cdef cnp.int64_t t
+    cdef double l, v, wt, total = 0.0
+    for i in range(B):
+        m[i] = xn[s0 + i]
+        acc[i] = 0
+        wx[i] = 0
+    for c in range(1, C):
+        _vmax(xn + c * S + s0, m, B)
+    for c in range(C):
+        _vsumexp(xn + c * S + s0, m, acc, B)
+    if smoothing != 0:
+        for c in range(C):
+            _vaxpy(xn + c * S + s0, <floating_t>(weight[c] if has_weight else 1.0), wx, B)
+    for i in range(B):
+        s = s0 + i
+        t = tn[s]
+        if t == ignore_index:
+            loss_n[s] = 0
+            lse_n[s] = 0
+            continue
+        l = m[i] + log(<double>acc[i])
+        wt = weight[t] if has_weight else 1.0
+        v = -wt * (xn[t * S + s] - l)
+        if smoothing != 0:
+            v = (1.0 - smoothing) * v + smoothing / C * (all_w * l - wx[i])
+        loss_n[s] = <floating_t>v
+        lse_n[s] = <floating_t>l
+        total = total + wt
+    return total
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _ce_block_bwd(const floating_t* xn, floating_t* dxn, Py_ssize_t C, Py_ssize_t S,
+                        Py_ssize_t s0, Py_ssize_t B, const cnp.int64_t* tn,
+                        const floating_t* weight, bint has_weight, cnp.int64_t ignore_index,
+                        double smoothing, double all_w, const floating_t* lse_n,
+                        const floating_t* grad_n, bint per_row, double scale) noexcept nogil:
+    """The gradient of :func:`_ce_block_fwd`'s rows w.r.t. the logits."""
+    cdef floating_t sc[CE_BLOCK]
+    cdef floating_t g2[CE_BLOCK]
+    cdef Py_ssize_t c, i, s
+    cdef cnp.int64_t t
+    cdef double g, wt, keep = 1.0 - smoothing, share = smoothing / C
+    cdef bint any_ignored = False
+    for i in range(B):
+        s = s0 + i
+        t = tn[s]
+        if t == ignore_index:
+            sc[i] = 0
+            g2[i] = 0
+            any_ignored = True
+        else:
+            g = grad_n[s] * scale if per_row else scale
+            wt = weight[t] if has_weight else 1.0
+            sc[i] = <floating_t>(g * (keep * wt + share * all_w))
+            g2[i] = <floating_t>(g * share)
+    for c in range(C):
+        _vexpgrad(xn + c * S + s0, lse_n + s0, sc, g2,
+                  <floating_t>(weight[c] if has_weight else 1.0), dxn + c * S + s0, B)
+    for i in range(B):
+        s = s0 + i
+        t = tn[s]
+        if t == ignore_index:
+            if any_ignored:
+                for c in range(C):
+                    dxn[c * S + s] = 0
+        else:
+            g = grad_n[s] * scale if per_row else scale
+            wt = weight[t] if has_weight else 1.0
+            dxn[t * S + s] = <floating_t>(dxn[t * S + s] - g * keep * wt)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef double _cross_entropy_fwd(const floating_t[:, :, ::1] x, const cnp.int64_t[:, ::1] target,
+                               const floating_t[::1] weight, bint has_weight,
+                               cnp.int64_t ignore_index, double smoothing,
+                               floating_t[:, ::1] loss, floating_t[:, ::1] lse) noexcept nogil:
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    cdef Py_ssize_t r, n, s
+    cdef cnp.int64_t t
+    cdef double l = 0.0, total = 0.0
+    cdef double all_w = _sum_weights(&weight[0], has_weight, C)
+    cdef Py_ssize_t nb = (S + CE_BLOCK - 1) // CE_BLOCK, b0
+    if S > 1:
+        for r in prange(N * nb, schedule="static", use_threads_if=N * S * C >= PARALLEL_MIN):
+            n = r // nb
+            b0 = (r - n * nb) * CE_BLOCK
+            total += _ce_block_fwd(&x[n, 0, 0], C, S, b0, min(CE_BLOCK, S - b0), &target[n, 0],
+                                   &weight[0], has_weight, ignore_index, smoothing, all_w,
+                                   &loss[n, 0], &lse[n, 0])
+        return total
+    for r in prange(N * S, schedule="static", use_threads_if=N * S * C >= PARALLEL_MIN):
+        n = r // S
+        s = r - n * S
+        t = target[n, s]
+        l = 0.0
+        if t == ignore_index:
+            loss[n, s] = 0
+            lse[n, s] = 0
+        else:
+            loss[n, s] = <floating_t>_ce_row(&x[n, 0, s], C, S, t, &weight[0], has_weight,
+                                             smoothing, all_w, &l)
+            lse[n, s] = <floating_t>l
+            total += weight[t] if has_weight else 1.0
+    return total
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _cross_entropy_bwd(const floating_t[:, :, ::1] x, const cnp.int64_t[:, ::1] target,
+                             const floating_t[::1] weight, bint has_weight,
+                             cnp.int64_t ignore_index, double smoothing,
+                             const floating_t[:, ::1] lse, const floating_t[:, ::1] grad,
+                             bint per_row, double scale,
+                             floating_t[:, :, ::1] dx) noexcept nogil:
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    cdef Py_ssize_t r, n, s, c
+    cdef cnp.int64_t t
+    cdef double g
+    cdef double all_w = _sum_weights(&weight[0], has_weight, C)
+    cdef Py_ssize_t nb = (S + CE_BLOCK - 1) // CE_BLOCK, b0
+    if S > 1:
+        for r in prange(N * nb, schedule="static", use_threads_if=N * S * C >= PARALLEL_MIN):
+            n = r // nb
+            b0 = (r - n * nb) * CE_BLOCK
+            _ce_block_bwd(&x[n, 0, 0], &dx[n, 0, 0], C, S, b0, min(CE_BLOCK, S - b0),
+                          &target[n, 0], &weight[0], has_weight, ignore_index, smoothing, all_w,
+                          &lse[n, 0], &grad[n, 0], per_row, scale)
+        return
+    for r in prange(N * S, schedule="static", use_threads_if=N * S * C >= PARALLEL_MIN):
+        n = r // S
+        s = r - n * S
+        t = target[n, s]
+        if t == ignore_index:
+            for c in range(C):
+                dx[n, c, s] = 0
+        else:
+            g = grad[n, s] * scale if per_row else scale
+            _ce_row_grad(&x[n, 0, s], &dx[n, 0, s], C, S, t, &weight[0], has_weight,
+                         smoothing, all_w, lse[n, s], g)
+
+
+def cross_entropy_forward(x, target, weight, long long ignore_index, double label_smoothing):
+    """Per-row losses of cross-entropy with class indices, and what backward needs.
+
+    ``x``: (N, C, S) float32/float64 logits; ``target``: (N, S) int64; ``weight``:
+    (C,) of x's dtype or None. Returns ``(loss, lse, total_weight)``: ``loss`` (N, S)
+    (0 where the target is ``ignore_index``), the log-sum-exp of every row (N, S) and
+    the sum of the targets' weights over the rows not ignored (the divisor of 'mean').
+    """
+    fn = "cross_entropy_forward"
+    _check_input(fn, x, 3)
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    _check_array(fn, "target", target, np.dtype(np.int64), (N, S))
+    w = _optional(fn, "weight", weight, x.dtype, C)
+    if C == 0:
+        raise ValueError(f"{fn}: no classes")
+    check_targets(target, C, ignore_index)
+    loss = np.empty((N, S), dtype=x.dtype)
+    lse = np.empty((N, S), dtype=x.dtype)
+    cdef double total
+    if x.dtype == np.float32:
+        total = _cross_entropy_fwd[float](x, target, w, weight is not None, ignore_index,
+                                          label_smoothing, loss, lse)
+    else:
+        total = _cross_entropy_fwd[double](x, target, w, weight is not None, ignore_index,
+                                           label_smoothing, loss, lse)
+    return loss, lse, total
+
+
+def cross_entropy_backward(x, target, weight, long long ignore_index, double label_smoothing,
+                           lse, grad, double scale):
+    """The gradient of :func:`cross_entropy_forward`'s losses w.r.t. the logits.
+
+    ``grad`` is None when every row's loss has the same gradient ``scale`` (the
+    'mean' and 'sum' reductions), else the (N, S) gradient of each row's loss, scaled
+    by ``scale``.
+    """
+    fn = "cross_entropy_backward"
+    _check_input(fn, x, 3)
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    _check_array(fn, "target", target, np.dtype(np.int64), (N, S))
+    w = _optional(fn, "weight", weight, x.dtype, C)
+    _check_array(fn, "lse", lse, x.dtype, (N, S))
+    per_row = grad is not None
+    if per_row:
+        _check_array(fn, "grad", grad, x.dtype, (N, S))
+    else:
+        grad = lse
+    if C == 0:
+        raise ValueError(f"{fn}: no classes")
+    check_targets(target, C, ignore_index)
+    dx = np.empty_like(x)
+    if x.dtype == np.float32:
+        _cross_entropy_bwd[float](x, target, w, weight is not None, ignore_index,
+                                  label_smoothing, lse, grad, per_row, scale, dx)
+    else:
+        _cross_entropy_bwd[double](x, target, w, weight is not None, ignore_index,
+                                   label_smoothing, lse, grad, per_row, scale, dx)
+    return dx
+
+
+# ---------------------------------------------------------------------------
+# batch norm: statistics per channel of (N, C, S)
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _batch_norm_fwd(const floating_t[:, :, ::1] x, const floating_t[::1] weight,
+                          bint has_weight, const floating_t[::1] bias, bint has_bias,
+                          const floating_t[::1] mean_in, const floating_t[::1] var_in,
+                          bint training, double eps, floating_t[:, :, ::1] y,
+                          floating_t[::1] mean_out, floating_t[::1] var_out,
+                          floating_t[::1] invstd_out) noexcept nogil:
+    # Training: two passes over a channel (its mean, then the squared deviations: as
+    # exact as PyTorch's), then the normalization while the channel is in cache.
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    cdef Py_ssize_t n, c
+    cdef double acc, mean, var, invstd, scale, shift
+    cdef double count = <double>(N * S)
+    for c in prange(C, schedule="static", use_threads_if=N * S * C >= PARALLEL_MIN):
+        if training:
+            acc = 0.0
+            for n in range(N):
+                acc = acc + _sum(&x[n, c, 0], S)
+            mean = acc / count
+            acc = 0.0
+            for n in range(N):
+                acc = acc + _sqdev(&x[n, c, 0], S, <floating_t>mean)
+            var = acc / count
+            mean_out[c] = <floating_t>mean
+            var_out[c] = <floating_t>var
+        else:
+            mean = mean_in[c]
+            var = var_in[c]
+        invstd = 1.0 / sqrt(var + eps)
+        invstd_out[c] = <floating_t>invstd
+        scale = invstd * weight[c] if has_weight else invstd
+        shift = (bias[c] if has_bias else 0.0) - mean * scale
+        for n in range(N):
+            _affine(&x[n, c, 0], &y[n, c, 0], S, <floating_t>scale, <floating_t>shift)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _batch_norm_fwd_rows(const floating_t[:, ::1] x, const floating_t[::1] weight,
+                               bint has_weight, const floating_t[::1] bias, bint has_bias,
+                               const floating_t[::1] mean_in, const floating_t[::1] var_in,
+                               bint training, double eps, floating_t[:, ::1] y,
+                               floating_t[::1] mean_out, floating_t[::1] var_out,
+                               floating_t[::1] invstd_out, floating_t[::1] scale,
+                               floating_t[::1] shift, double[::1] tmp) noexcept nogil:
+    # (N, C) input: column statistics over tiles of TILE columns, each summed down the
+    # rows with its accumulators in registers; the tiles go to the threads.
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1]
+    cdef Py_ssize_t ntiles = C // TILE
+    cdef Py_ssize_t t, i, j, c
+    cdef double acc, mean, var, invstd, sc, d
+    cdef bint par = N * C >= PARALLEL_MIN
+    if training:
+        for t in prange(ntiles, schedule="static", use_threads_if=par):
+            _tsum(&x[0, t * TILE], N, C, &tmp[t * TILE])
+            for j in range(t * TILE, (t + 1) * TILE):
+                mean_out[j] = <floating_t>(tmp[j] / N)
+            _tsqdev(&x[0, t * TILE], N, C, &mean_out[t * TILE], &tmp[t * TILE])
+            for j in range(t * TILE, (t + 1) * TILE):
+                var_out[j] = <floating_t>(tmp[j] / N)
+        for c in range(ntiles * TILE, C):
+            acc = 0.0
+            for i in range(N):
+                acc = acc + x[i, c]
+            mean_out[c] = <floating_t>(acc / N)
+            acc = 0.0
+            for i in range(N):
+                d = x[i, c] - mean_out[c]
+                acc = acc + d * d
+            var_out[c] = <floating_t>(acc / N)
+    for c in range(C):
+        mean = mean_out[c] if training else mean_in[c]
+        var = var_out[c] if training else var_in[c]
+        invstd = 1.0 / sqrt(var + eps)
+        invstd_out[c] = <floating_t>invstd
+        sc = invstd * weight[c] if has_weight else invstd
+        scale[c] = <floating_t>sc
+        shift[c] = <floating_t>((bias[c] if has_bias else 0.0) - mean * sc)
+    for i in prange(N, schedule="static", use_threads_if=par):
+        _rowaffine(&x[i, 0], &y[i, 0], C, &scale[0], &shift[0])
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _batch_norm_bwd(const floating_t[:, :, ::1] dy, const floating_t[:, :, ::1] x,
+                          const floating_t[::1] mean_in, const floating_t[::1] invstd_in,
+                          const floating_t[::1] weight, bint has_weight, bint training,
+                          bint need_dx, bint need_sums, floating_t[:, :, ::1] dx,
+                          floating_t[::1] dweight, floating_t[::1] dbias) noexcept nogil:
+    cdef Py_ssize_t N = dy.shape[0], C = dy.shape[1], S = dy.shape[2]
+    cdef Py_ssize_t n, c
+    cdef double sum_dy, sum_dy_xmu, mean, invstd, w, k, a
+    cdef double count = <double>(N * S)
+    for c in prange(C, schedule="static", use_threads_if=N * S * C >= PARALLEL_MIN):
+        mean = mean_in[c]
+        invstd = invstd_in[c]
+        w = weight[c] if has_weight else 1.0
+        sum_dy = 0.0
+        sum_dy_xmu = 0.0
+        if need_sums or training:
+            for n in range(N):
+                _sum2(&dy[n, c, 0], &x[n, c, 0], S, <floating_t>mean, &sum_dy, &sum_dy_xmu)
+            dweight[c] = <floating_t>(sum_dy_xmu * invstd)
+            dbias[c] = <floating_t>sum_dy
+        if need_dx:
+            # dx = (dy - mean(dy) - xhat * mean(dy * xhat)) * invstd * w
+            a = invstd * w
+            k = sum_dy_xmu * invstd * invstd / count if training else 0.0
+            for n in range(N):
+                _bn_dx(&dy[n, c, 0], &x[n, c, 0], &dx[n, c, 0], S, <floating_t>mean,
+                       <floating_t>(sum_dy / count if training else 0.0), <floating_t>k,
+                       <floating_t>a)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _batch_norm_bwd_rows(const floating_t[:, ::1] dy, const floating_t[:, ::1] x,
+                               const floating_t[::1] mean_in, const floating_t[::1] invstd_in,
+                               const floating_t[::1] weight, bint has_weight, bint training,
+                               bint need_dx, bint need_sums, floating_t[:, ::1] dx,
+                               floating_t[::1] dweight, floating_t[::1] dbias,
+                               floating_t[::1] mean_dy, floating_t[::1] k, floating_t[::1] a,
+                               double[::1] s_dy, double[::1] s_dyx) noexcept nogil:
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1]
+    cdef Py_ssize_t ntiles = C // TILE
+    cdef Py_ssize_t t, i, c
+    cdef double s1, s2, invstd
+    cdef bint par = N * C >= PARALLEL_MIN
+    if need_sums or training:
+        for t in prange(ntiles, schedule="static", use_threads_if=par):
+            _tsum2(&dy[0, t * TILE], &x[0, t * TILE], N, C, &mean_in[t * TILE],
+                   &s_dy[t * TILE], &s_dyx[t * TILE])
+        for c in range(ntiles * TILE, C):
+            s1 = 0.0
+            s2 = 0.0
+            for i in range(N):
+                s1 = s1 + dy[i, c]
+                s2 = s2 + dy[i, c] * (x[i, c] - mean_in[c])
+            s_dy[c] = s1
+            s_dyx[c] = s2
+    for c in range(C):
+        s1 = s_dy[c]
+        s2 = s_dyx[c]
+        invstd = invstd_in[c]
+        dweight[c] = <floating_t>(s2 * invstd)
+        dbias[c] = <floating_t>s1
+        mean_dy[c] = <floating_t>(s1 / N if training else 0.0)
+        k[c] = <floating_t>(s2 * invstd * invstd / N if training else 0.0)
+        a[c] = <floating_t>(invstd * weight[c] if has_weight else invstd)
+    if need_dx:
+        for i in prange(N, schedule="static", use_threads_if=par):
+            _rowbn_dx(&dy[i, 0], &x[i, 0], &dx[i, 0], C, &mean_in[0], &mean_dy[0], &k[0],
+                      &a[0])
+
+
+def batch_norm_forward(x, weight, bias, running_mean, running_var, bint training, double eps):
+    """Batch normalization of ``x`` (N, C, S) over N and S, per channel.
+
+    Training: the batch's statistics; evaluation: ``running_mean``/``running_var``
+    (both (C,)). Returns ``(y, mean, var, invstd)``: in evaluation mean and var are
+    the running ones given; var is the biased batch variance in training.
+    """
+    fn = "batch_norm_forward"
+    _check_input(fn, x, 3)
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    dt = x.dtype
+    w = _optional(fn, "weight", weight, dt, C)
+    b = _optional(fn, "bias", bias, dt, C)
+    if training:
+        mean = np.empty(C, dtype=dt)
+        var = np.empty(C, dtype=dt)
+    else:
+        _check_array(fn, "running_mean", running_mean, dt, (C,))
+        _check_array(fn, "running_var", running_var, dt, (C,))
+        mean, var = running_mean, running_var
+    invstd = np.empty(C, dtype=dt)
+    y = np.empty_like(x)
+    if S == 1 and N > 1:
+        tmp = np.empty(C, dtype=np.float64)
+        scale = np.empty(C, dtype=dt)
+        shift = np.empty(C, dtype=dt)
+        x2, y2 = x.reshape(N, C), y.reshape(N, C)
+        if dt == np.float32:
+            _batch_norm_fwd_rows[float](x2, w, weight is not None, b, bias is not None, mean,
+                                        var, training, eps, y2, mean, var, invstd, scale,
+                                        shift, tmp)
+        else:
+            _batch_norm_fwd_rows[double](x2, w, weight is not None, b, bias is not None, mean,
+                                         var, training, eps, y2, mean, var, invstd, scale,
+                                         shift, tmp)
+    elif dt == np.float32:
+        _batch_norm_fwd[float](x, w, weight is not None, b, bias is not None, mean, var,
+                               training, eps, y, mean, var, invstd)
+    else:
+        _batch_norm_fwd[double](x, w, weight is not None, b, bias is not None, mean, var,
+                                training, eps, y, mean, var, invstd)
+    return y, mean, var, invstd
+
+
+def batch_norm_backward(dy, x, mean, invstd, weight, bint training, bint need_dx=True,
+                        bint need_sums=True):
+    """Gradients of :func:`batch_norm_forward`: ``(dx, dweight, dbias)``.
+
+    ``mean``/``invstd`` are the statistics the forward used (the batch's in
+    training). ``dx`` is None unless ``need_dx``; ``dweight`` (the sum of
+    ``dy * xhat``) and ``dbias`` (the sum of ``dy``) are None unless ``need_sums``.
+    """
+    fn = "batch_norm_backward"
+    _check_input(fn, x, 3)
+    dt = x.dtype
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    _check_array(fn, "grad", dy, dt, x.shape)
+    _check_array(fn, "mean", mean, dt, (C,))
+    _check_array(fn, "invstd", invstd, dt, (C,))
+    w = _optional(fn, "weight", weight, dt, C)
+    dx = np.empty_like(x) if need_dx else np.empty((0, 0, 0), dtype=dt)
+    dweight = np.empty(C, dtype=dt)
+    dbias = np.empty(C, dtype=dt)
+    if S == 1 and N > 1 and need_dx:
+        sums = np.zeros((2, C), dtype=np.float64)
+        coef = np.empty((3, C), dtype=dt)
+        args = (dy.reshape(N, C), x.reshape(N, C), mean, invstd, w, weight is not None,
+                training, need_dx, need_sums, dx.reshape(N, C), dweight, dbias,
+                coef[0], coef[1], coef[2], sums[0], sums[1])
+        if dt == np.float32:
+            _batch_norm_bwd_rows[float](*args)
+        else:
+            _batch_norm_bwd_rows[double](*args)
+    else:
+        if S == 1 and N > 1:
+            dy, x = np.ascontiguousarray(dy.reshape(N, C).T).reshape(1, C, N), \
+                np.ascontiguousarray(x.reshape(N, C).T).reshape(1, C, N)
+        if dt == np.float32:
+            _batch_norm_bwd[float](dy, x, mean, invstd, w, weight is not None, training,
+                                   need_dx, need_sums, dx, dweight, dbias)
+        else:
+            _batch_norm_bwd[double](dy, x, mean, invstd, w, weight is not None, training,
+                                    need_dx, need_sums, dx, dweight, dbias)
+    return (dx if need_dx else None, dweight if need_sums else None,
+            dbias if need_sums else None)
+
+
+# ---------------------------------------------------------------------------
+# layer norm: statistics per row of (M, K), affine per column
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _layer_norm_fwd(const floating_t[:, ::1] x, const floating_t* weight,
+                          const floating_t* bias, double eps, floating_t[:, ::1] y,
+                          floating_t[::1] mean_out, floating_t[::1] rstd_out) noexcept nogil:
+    cdef Py_ssize_t M = x.shape[0], K = x.shape[1]
+    cdef Py_ssize_t i
+    cdef double mean, rstd
+    for i in prange(M, schedule="static", use_threads_if=M * K >= PARALLEL_MIN):
+        mean = _sum(&x[i, 0], K) / K
+        rstd = 1.0 / sqrt(_sqdev(&x[i, 0], K, <floating_t>mean) / K + eps)
+        mean_out[i] = <floating_t>mean
+        rstd_out[i] = <floating_t>rstd
+        _norm_row(&x[i, 0], &y[i, 0], K, <floating_t>mean, <floating_t>rstd, weight, bias)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _layer_norm_dx(const floating_t[:, ::1] dy, const floating_t[:, ::1] x,
+                         const floating_t[::1] mean_in, const floating_t[::1] rstd_in,
+                         const floating_t* weight, floating_t[:, ::1] dx) noexcept nogil:
+    # dx = rstd * (a - mean(a) - xhat * mean(a * xhat)), a = dy * w, row by row
+    cdef Py_ssize_t M = x.shape[0], K = x.shape[1]
+    cdef Py_ssize_t i
+    cdef double c1 = 0.0, c2 = 0.0
+    for i in prange(M, schedule="static", use_threads_if=M * K >= PARALLEL_MIN):
+        c1 = 0.0
+        c2 = 0.0
+        _ln_sums(&dy[i, 0], &x[i, 0], weight, K, mean_in[i], rstd_in[i], &c1, &c2)
+        _ln_dx(&dy[i, 0], &x[i, 0], weight, &dx[i, 0], K, mean_in[i], rstd_in[i],
+               <floating_t>(c1 / K), <floating_t>(c2 / K))
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _layer_norm_wsums(const floating_t[:, ::1] dy, const floating_t[:, ::1] x,
+                            const floating_t[::1] mean, const floating_t[::1] rstd,
+                            double[::1] dw, double[::1] db) noexcept nogil:
+    # column sums over tiles of TILE columns (accumulators in registers), one tile per
+    # task; the last K % TILE columns one by one
+    cdef Py_ssize_t M = x.shape[0], K = x.shape[1]
+    cdef Py_ssize_t ntiles = K // TILE
+    cdef Py_ssize_t t, i, c
+    cdef double s1, s2
+    for t in prange(ntiles, schedule="static", use_threads_if=M * K >= PARALLEL_MIN):
+        _tln(&dy[0, t * TILE], &x[0, t * TILE], M, K, &mean[0], &rstd[0], &dw[t * TILE],
+             &db[t * TILE])
+    for c in range(ntiles * TILE, K):
+        s1 = 0.0
+        s2 = 0.0
+        for i in range(M):
+            s1 = s1 + dy[i, c] * ((x[i, c] - mean[i]) * rstd[i])
+            s2 = s2 + dy[i, c]
+        dw[c] = s1
+        db[c] = s2
+
+
+def layer_norm_forward(x, weight, bias, double eps):
+    """Layer normalization of every row of ``x`` (M, K); ``weight``/``bias`` (K,) or
+    None. Returns ``(y, mean, rstd)`` with the rows' means and 1/std, (M,) each."""
+    fn = "layer_norm_forward"
+    _check_input(fn, x, 2)
+    cdef Py_ssize_t M = x.shape[0], K = x.shape[1]
+    dt = x.dtype
+    w = _optional(fn, "weight", weight, dt, K)
+    b = _optional(fn, "bias", bias, dt, K)
+    y = np.empty_like(x)
+    mean = np.empty(M, dtype=dt)
+    rstd = np.empty(M, dtype=dt)
+    if K == 0:
+        return y, np.full(M, np.nan, dtype=dt), np.full(M, np.nan, dtype=dt)
+    cdef float[::1] wf, bf
+    cdef double[::1] wd, bd
+    if dt == np.float32:
+        wf, bf = w, b
+        _layer_norm_fwd[float](x, &wf[0] if weight is not None else NULL,
+                               &bf[0] if bias is not None else NULL, eps, y, mean, rstd)
+    else:
+        wd, bd = w, b
+        _layer_norm_fwd[double](x, &wd[0] if weight is not None else NULL,
+                                &bd[0] if bias is not None else NULL, eps, y, mean, rstd)
+    return y, mean, rstd
+
+
+def layer_norm_backward(dy, x, mean, rstd, weight, bint need_dx=True, bint need_sums=True):
+    """Gradients of :func:`layer_norm_forward`: ``(dx, dweight, dbias)``; dweight and
+    dbias (the column sums of ``dy * xhat`` and ``dy``) are None unless ``need_sums``."""
+    fn = "layer_norm_backward"
+    _check_input(fn, x, 2)
+    dt = x.dtype
+    cdef Py_ssize_t M = x.shape[0], K = x.shape[1]
+    _check_array(fn, "grad", dy, dt, x.shape)
+    _check_array(fn, "mean", mean, dt, (M,))
+    _check_array(fn, "rstd", rstd, dt, (M,))
+    w = _optional(fn, "weight", weight, dt, K)
+    if M == 0 or K == 0:
+        z = np.zeros(K, dtype=dt)
+        return (np.zeros_like(x) if need_dx else None,
+                z if need_sums else None, z.copy() if need_sums else None)
+    dx = np.empty_like(x) if need_dx else None
+    dws = np.empty(K if need_sums else 0, dtype=np.float64)
+    dbs = np.empty(K if need_sums else 0, dtype=np.float64)
+    cdef float[::1] wf
+    cdef double[::1] wd
+    if dt == np.float32:
+        wf = w
+        if need_dx:
+            _layer_norm_dx[float](dy, x, mean, rstd, &wf[0] if weight is not None else NULL, dx)
+        if need_sums:
+            _layer_norm_wsums[float](dy, x, mean, rstd, dws, dbs)
+    else:
+        wd = w
+        if need_dx:
+            _layer_norm_dx[double](dy, x, mean, rstd, &wd[0] if weight is not None else NULL,
+                                   dx)
+        if need_sums:
+            _layer_norm_wsums[double](dy, x, mean, rstd, dws, dbs)
+    if need_sums:
+        return (dx if need_dx else None, dws.astype(dt), dbs.astype(dt))
+    return dx if need_dx else None, None, None
+
+
+# ---------------------------------------------------------------------------
+# group norm: statistics per (sample, group) of (N, C, S), affine per channel
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _group_norm_fwd(const floating_t[:, :, ::1] x, Py_ssize_t G,
+                          const floating_t[::1] weight, bint has_weight,
+                          const floating_t[::1] bias, bint has_bias, double eps,
+                          floating_t[:, :, ::1] y, floating_t[:, ::1] mean_out,
+                          floating_t[:, ::1] var_out, floating_t[:, ::1] rstd_out) noexcept nogil:
+    # The channels of a group are contiguous: one segment of Cg * S elements.
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    cdef Py_ssize_t Cg = C // G
+    cdef Py_ssize_t r, n, g, c
+    cdef double mean, var, rstd, scale, shift
+    cdef double count = <double>(Cg * S)
+    for r in prange(N * G, schedule="static", use_threads_if=N * C * S >= PARALLEL_MIN):
+        n = r // G
+        g = r - n * G
+        mean = _sum(&x[n, g * Cg, 0], Cg * S) / count
+        var = _sqdev(&x[n, g * Cg, 0], Cg * S, <floating_t>mean) / count
+        rstd = 1.0 / sqrt(var + eps)
+        mean_out[n, g] = <floating_t>mean
+        var_out[n, g] = <floating_t>var
+        rstd_out[n, g] = <floating_t>rstd
+        for c in range(g * Cg, (g + 1) * Cg):
+            scale = rstd * weight[c] if has_weight else rstd
+            shift = (bias[c] if has_bias else 0.0) - mean * scale
+            _affine(&x[n, c, 0], &y[n, c, 0], S, <floating_t>scale, <floating_t>shift)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _group_norm_bwd(const floating_t[:, :, ::1] dy, const floating_t[:, :, ::1] x,
+                          Py_ssize_t G, const floating_t[:, ::1] mean_in,
+                          const floating_t[:, ::1] rstd_in, const floating_t[::1] weight,
+                          bint has_weight, bint need_dx, floating_t[:, :, ::1] dx,
+                          double[:, ::1] ds, double[:, ::1] db) noexcept nogil:
+    # ds[n, c] = sum_s dy * x, db[n, c] = sum_s dy; then per (n, g)
+    # dx = rstd * w * dy + c2 * x + c3 (PyTorch's closed form).
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    cdef Py_ssize_t Cg = C // G
+    cdef Py_ssize_t r, n, g, c
+    cdef double ds_g, db_g, mean, rstd, w, c2, c3
+    cdef double inv_count = 1.0 / <double>(Cg * S)
+    for r in prange(N * G, schedule="static", use_threads_if=N * C * S >= PARALLEL_MIN):
+        n = r // G
+        g = r - n * G
+        mean = mean_in[n, g]
+        rstd = rstd_in[n, g]
+        ds_g = 0.0
+        db_g = 0.0
+        for c in range(g * Cg, (g + 1) * Cg):
+            ds[n, c] = 0
+            db[n, c] = 0
+            _sum2(&dy[n, c, 0], &x[n, c, 0], S, 0, &db[n, c], &ds[n, c])
+            w = weight[c] if has_weight else 1.0
+            ds_g = ds_g + ds[n, c] * w
+            db_g = db_g + db[n, c] * w
+        if need_dx:
+            c2 = (db_g * mean - ds_g) * rstd * rstd * rstd * inv_count
+            c3 = -c2 * mean - db_g * rstd * inv_count
+            for c in range(g * Cg, (g + 1) * Cg):
+                w = weight[c] if has_weight else 1.0
+                _lin2(&dy[n, c, 0], &x[n, c, 0], &dx[n, c, 0], S, <floating_t>(rstd * w),
+                      <floating_t>c2, <floating_t>c3)
+
+
+def group_norm_forward(x, Py_ssize_t num_groups, weight, bias, double eps):
+    """Group normalization of ``x`` (N, C, S); ``weight``/``bias`` (C,) or None.
+    Returns ``(y, mean, var, rstd)``, the statistics (N, G) each (var biased)."""
+    fn = "group_norm_forward"
+    _check_input(fn, x, 3)
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1]
+    if num_groups <= 0 or C % num_groups:
+        raise ValueError(f"{fn}: {C} channels are not divisible into {num_groups} groups")
+    dt = x.dtype
+    w = _optional(fn, "weight", weight, dt, C)
+    b = _optional(fn, "bias", bias, dt, C)
+    y = np.empty_like(x)
+    mean = np.empty((N, num_groups), dtype=dt)
+    var = np.empty((N, num_groups), dtype=dt)
+    rstd = np.empty((N, num_groups), dtype=dt)
+    if dt == np.float32:
+        _group_norm_fwd[float](x, num_groups, w, weight is not None, b, bias is not None, eps,
+                               y, mean, var, rstd)
+    else:
+        _group_norm_fwd[double](x, num_groups, w, weight is not None, b, bias is not None, eps,
+                                y, mean, var, rstd)
+    return y, mean, var, rstd
+
+
+def group_norm_backward(dy, x, Py_ssize_t num_groups, mean, rstd, weight, bint need_dx=True):
+    """Gradients of :func:`group_norm_forward`: ``(dx or None, dweight, dbias)``."""
+    fn = "group_norm_backward"
+    _check_input(fn, x, 3)
+    dt = x.dtype
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1]
+    if num_groups <= 0 or C % num_groups:
+        raise ValueError(f"{fn}: {C} channels are not divisible into {num_groups} groups")
+    _check_array(fn, "grad", dy, dt, x.shape)
+    _check_array(fn, "mean", mean, dt, (N, num_groups))
+    _check_array(fn, "rstd", rstd, dt, (N, num_groups))
+    w = _optional(fn, "weight", weight, dt, C)
+    dx = np.empty_like(x) if need_dx else np.empty((0, 0, 0), dtype=dt)
+    ds = np.empty((N, C), dtype=np.float64)
+    db = np.empty((N, C), dtype=np.float64)
+    if dt == np.float32:
+        _group_norm_bwd[float](dy, x, num_groups, mean, rstd, w, weight is not None, need_dx,
+                               dx, ds, db)
+    else:
+        _group_norm_bwd[double](dy, x, num_groups, mean, rstd, w, weight is not None, need_dx,
+                                dx, ds, db)
+    # dweight[c] = sum_n (ds - db * mean) * rstd, dbias[c] = sum_n db
+    Cg = C // num_groups
+    m = np.repeat(mean.astype(np.float64), Cg, axis=1)
+    r = np.repeat(rstd.astype(np.float64), Cg, axis=1)
+    dweight = ((ds - db * m) * r).sum(0).astype(dt)
+    dbias = db.sum(0).astype(dt)
+    return dx if need_dx else None, dweight, dbias
