@@ -3,7 +3,8 @@
 import importlib
 
 _FAMILIES = ("activation", "linear", "dropout", "sparse", "padding", "conv", "pooling", "fold",
-             "interpolate", "vision", "normalization", "loss", "distance", "misc")
+             "interpolate", "vision", "normalization", "loss", "distance", "misc",
+             "attention")
 
 __all__: list = []
 for _name in _FAMILIES:

@@ -78,3 +78,8 @@ from ember.nn.modules.loss import *  # noqa: E402, F403
 from ember.nn.modules.loss import __all__ as _loss_all  # noqa: E402
 
 __all__ += _loss_all
+
+from ember.nn.modules.transformer import *  # noqa: E402, F403
+from ember.nn.modules.transformer import __all__ as _transformer_all  # noqa: E402
+
+__all__ += _transformer_all
