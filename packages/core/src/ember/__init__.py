@@ -107,6 +107,16 @@ from ember.serialization import load, save  # noqa: E402
 
 __all__ += ["nn", "optim", "serialization", "utils", "load", "save"]
 
+
+def __getattr__(name):
+    # ember.multiprocessing loads on first use (it registers the shared-memory tensor
+    # reducer with multiprocessing's pickler; ember.utils.data imports it too).
+    if name == "multiprocessing":
+        import importlib
+
+        return importlib.import_module("ember.multiprocessing")
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
 if hasattr(_dtype_module, "bfloat16"):  # with the optional ml_dtypes package
     bfloat16 = _dtype_module.bfloat16
     __all__ += ["bfloat16"]

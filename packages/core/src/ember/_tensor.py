@@ -190,6 +190,19 @@ class Tensor(_core.TensorBase):
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.reshape(()).item()
 
+    def share_memory_(self) -> Tensor:
+        """Move the data to shared memory (a no-op if it is there already); returns self.
+        The tensor then travels to other processes (ember.multiprocessing) without a copy."""
+        from ember.multiprocessing.reductions import share_memory_
+
+        return share_memory_(self)
+
+    def is_shared(self) -> bool:
+        """True if the data is in shared memory."""
+        from ember.multiprocessing.reductions import is_shared
+
+        return is_shared(self)
+
     def tolist(self):
         return backend_of(self._data).to_numpy(self._data).tolist()
 
