@@ -83,3 +83,8 @@ from ember.nn.modules.transformer import *  # noqa: E402, F403
 from ember.nn.modules.transformer import __all__ as _transformer_all  # noqa: E402
 
 __all__ += _transformer_all
+
+from ember.nn.modules.rnn import *  # noqa: E402, F403
+from ember.nn.modules.rnn import __all__ as _rnn_all  # noqa: E402
+
+__all__ += _rnn_all

@@ -2,6 +2,7 @@
 parametrizations (``parametrize``, ``parametrizations``)."""
 
 from ember.nn.utils import parametrizations, parametrize
+from ember.nn.utils import rnn  # noqa: F401
 from ember.nn.utils.clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
