@@ -31,65 +31,20 @@ With ``create_graph=True`` the backward is recorded instead: the layer is run ag
 ember's differentiable ops (``_composite_layer``, a step-by-step loop) and differentiated
 with ``autograd.grad(create_graph=True)``, so higher-order gradients are exact (and slow).
 
-NOTE [ Serial BLAS in the recurrent node ]
-The per-step products are small (``B x H`` by ``H x gates*H``). OpenBLAS splits each of them
-across its threads, so every step is a thread hand-off; on a loaded 2-core machine a
-hand-off can wait a scheduler quantum, and an LSTM forward that takes 20 ms took 0.4-2.9 s
-(measured). The batched products suffer too: a 700x256x1024 GEMM took 24 ms on two threads
-and 3 ms on one (load average 4.7 on 2 cores). The node's forward and backward therefore
-run with this thread's OpenBLAS limited to one thread (``openblas_set_num_threads_local``,
-OpenBLAS >= 0.3.27, found in NumPy's bundled OpenBLAS; a no-op elsewhere).
+The per-step products are small (``B x H`` by ``H x gates*H``), so the node's forward and
+backward run under ``serial_blas`` (see NOTE [ Serial BLAS ] in ember/_backend/_blas.py);
+even the batched products were faster on one thread on a loaded machine (a 700x256x1024
+GEMM: 24 ms on two threads, 3 ms on one, load average 4.7 on 2 cores).
 """
 
 from __future__ import annotations
 
-import numpy as np
-
+from ember._backend._blas import serial_blas
 from ember._C._core import Node, is_grad_enabled
 from ember._ops._util import wrap, xp_of
 
 __all__: list = []
 
-
-def _find_set_threads_local():
-    import ctypes
-    import glob
-    import os
-
-    try:
-        base = os.path.dirname(os.path.dirname(np.__file__))
-        for path in sorted(glob.glob(os.path.join(base, "numpy.libs", "*openblas*"))):
-            fn = getattr(ctypes.CDLL(path), "openblas_set_num_threads_local", None)
-            if fn is not None:
-                fn.argtypes = [ctypes.c_int]
-                fn.restype = ctypes.c_int
-                return fn
-    except OSError:  # pragma: no cover - a NumPy without a loadable bundled OpenBLAS
-        pass
-    return None
-
-
-_set_threads_local = _find_set_threads_local()
-
-
-class _SerialBLAS:
-    """``with _SerialBLAS(xp):`` runs the block with this thread's OpenBLAS on one thread."""
-
-    __slots__ = ("xp", "old")
-
-    def __init__(self, xp):
-        self.xp = xp
-        self.old = None
-
-    def __enter__(self):
-        if _set_threads_local is not None and self.xp is np:
-            self.old = _set_threads_local(1)
-        return self
-
-    def __exit__(self, *exc):
-        if self.old is not None:
-            _set_threads_local(self.old)
-        return False
 
 _MODES = ("RNN_TANH", "RNN_RELU", "LSTM", "GRU")
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -132,7 +87,7 @@ class _RNNLayer(Node):
             self.mode, "RnnBackward0")
 
     def forward(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse):
-        with _SerialBLAS(xp_of(x)):
+        with serial_blas(xp_of(x)):
             return self._forward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes,
                                  reverse)
 
@@ -323,7 +278,7 @@ class _RNNLayer(Node):
         saved = self.saved_tensors[:8]
         if is_grad_enabled():
             return self._recorded_backward(saved, (gy, ghn, gcn))
-        with _SerialBLAS(xp_of(saved[0]._data)):
+        with serial_blas(xp_of(saved[0]._data)):
             return self._backward(saved, gy, ghn, gcn)
 
     def _backward(self, saved, gy, ghn, gcn):

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from ember._backend._blas import serial_blas
 from ember._C._core import Node, is_grad_enabled
 from ember._ops._util import (
     TensorBase,
@@ -36,40 +37,10 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
 # ---------------------------------------------------------------------------------------
-# BLAS threads
-#
-# NOTE [ Serial BLAS for the batched products ]
-# The attention products are batched: NumPy's matmul calls one small GEMM per (batch,
-# head) (64 calls of 128x64x128 in the benchmark). OpenBLAS splits each of them across its
-# threads, so every call is a thread hand-off; on a loaded 2-core machine, next to spinning
-# OpenMP threads, a hand-off can wait a scheduler quantum and one batched product took 1-2 s
-# instead of 1-3 ms (measured). The node therefore runs small per-head products with
-# OpenBLAS limited to one thread for the calling thread only
-# (``openblas_set_num_threads_local``, OpenBLAS >= 0.3.27), found in NumPy's bundled
-# OpenBLAS; elsewhere (another BLAS, CuPy) it is a no-op. Measured on the benchmark's
-# shapes (16 x 4 heads, 128 x 64), forward + backward of the node took 50-60 ms against
-# 190-310 ms for torch's CPU sdpa on the same loaded machine.
-
-def _find_set_threads_local():
-    import ctypes
-    import glob
-    import os
-
-    try:
-        base = os.path.dirname(os.path.dirname(np.__file__))
-        for path in sorted(glob.glob(os.path.join(base, "numpy.libs", "*openblas*"))):
-            fn = getattr(ctypes.CDLL(path), "openblas_set_num_threads_local", None)
-            if fn is not None:
-                fn.argtypes = [ctypes.c_int]
-                fn.restype = ctypes.c_int
-                return fn
-    except OSError:  # pragma: no cover - a NumPy without a loadable bundled OpenBLAS
-        pass
-    return None
-
-
-_set_threads_local = _find_set_threads_local()
-
+# BLAS threads: the per-head products are small (64 calls of 128x64x128 in the benchmark),
+# so they run under serial_blas (NOTE [ Serial BLAS ] in ember/_backend/_blas.py). Measured
+# on the benchmark's shapes (16 x 4 heads, 128 x 64): forward + backward of the node took
+# 50-60 ms against 190-310 ms for torch's CPU sdpa on the same loaded machine.
 
 # Per-matrix work (multiply-adds of one GEMM) from which OpenBLAS keeps its threads: a
 # GEMM that large amortizes the hand-off (long sequences on a many-core machine).
@@ -77,19 +48,9 @@ _SERIAL_MAX_WORK = 1 << 22
 
 
 def _serial_blas(xp, q, k, v):
-    """Limit this thread's OpenBLAS to one thread (CPU arrays, small per-head GEMMs);
-    returns what to restore."""
-    if _set_threads_local is None or xp is not np:
-        return None
+    """serial_blas for small per-head GEMMs."""
     work = q.shape[-2] * k.shape[-2] * max(q.shape[-1], v.shape[-1])
-    if work >= _SERIAL_MAX_WORK:
-        return None
-    return _set_threads_local(1)
-
-
-def _restore_blas(old):
-    if old is not None:
-        _set_threads_local(old)
+    return serial_blas(xp, work < _SERIAL_MAX_WORK)
 
 
 # ---------------------------------------------------------------------------------------
@@ -132,11 +93,8 @@ class _Attention(Node):
 
     def forward(self, q, k, v, bias, scale, causal, noise, safe, want_weights):
         xp = xp_of(q)
-        old = _serial_blas(xp, q, k, v)
-        try:
+        with _serial_blas(xp, q, k, v):
             return self._forward(xp, q, k, v, bias, scale, causal, noise, safe, want_weights)
-        finally:
-            _restore_blas(old)
 
     def _forward(self, xp, q, k, v, bias, scale, causal, noise, safe, want_weights):
         s = q @ xp.swapaxes(k, -1, -2)
@@ -164,11 +122,8 @@ class _Attention(Node):
         if is_grad_enabled():
             return self._backward_graph(q, k, v, bias, g_out, g_w, need)
         xp = xp_of(self.p)
-        old = _serial_blas(xp, q._data, k._data, v._data)
-        try:
+        with _serial_blas(xp, q._data, k._data, v._data):
             return self._backward_arrays(xp, q, k, v, g_out, g_w, need)
-        finally:
-            _restore_blas(old)
 
     def _backward_arrays(self, xp, q, k, v, g_out, g_w, need):
         p, noise, scale = self.p, self.noise, self.scale

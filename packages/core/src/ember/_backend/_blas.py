@@ -1,0 +1,59 @@
+"""Serial BLAS: run a block with the calling thread's OpenBLAS on one thread.
+
+NOTE [ Serial BLAS ]
+Recurrent steps and per-head attention products are many small GEMMs. OpenBLAS splits each
+across its threads, so every call is a thread hand-off; on a loaded 2-core machine a
+hand-off can wait a scheduler quantum (next to spinning OpenMP threads), and an LSTM forward
+that takes 20 ms took 0.4-2.9 s, one batched attention product 1-2 s instead of 1-3 ms
+(measured). Those ops run their products under ``serial_blas``, which limits OpenBLAS to
+one thread for the calling thread only (``openblas_set_num_threads_local``, OpenBLAS >=
+0.3.27, found in NumPy's bundled OpenBLAS). With another BLAS or with CuPy it does nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["serial_blas"]
+
+
+def _find_set_threads_local():
+    import ctypes
+    import glob
+    import os
+
+    try:
+        base = os.path.dirname(os.path.dirname(np.__file__))
+        for path in sorted(glob.glob(os.path.join(base, "numpy.libs", "*openblas*"))):
+            fn = getattr(ctypes.CDLL(path), "openblas_set_num_threads_local", None)
+            if fn is not None:
+                fn.argtypes = [ctypes.c_int]
+                fn.restype = ctypes.c_int
+                return fn
+    except OSError:  # pragma: no cover - a NumPy without a loadable bundled OpenBLAS
+        pass
+    return None
+
+
+_set_threads_local = _find_set_threads_local()
+
+
+class serial_blas:  # noqa: N801 - used like a function: ``with serial_blas(xp):``
+    """``with serial_blas(xp, enabled):`` runs the block with this thread's OpenBLAS on one
+    thread when ``xp`` is NumPy and ``enabled``; restores the previous count after."""
+
+    __slots__ = ("on", "old")
+
+    def __init__(self, xp, enabled: bool = True):
+        self.on = enabled and xp is np and _set_threads_local is not None
+        self.old = None
+
+    def __enter__(self):
+        if self.on:
+            self.old = _set_threads_local(1)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            _set_threads_local(self.old)
+        return False
