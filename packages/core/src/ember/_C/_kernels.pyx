@@ -13,6 +13,10 @@ cimport numpy as cnp
 
 cnp.import_array()
 
+include "_parallel.pxi"
+
+cdef Py_ssize_t PARALLEL_MIN = parallel_min(32768)
+
 ctypedef fused floating_t:
     float
     double
@@ -55,7 +59,7 @@ cdef void _index_add_rows(floating_t[:, ::1] out, const cnp.int64_t[::1] index,
     # columns, never the rows: no two threads ever write the same element.
     cdef Py_ssize_t n = index.shape[0], cols = out.shape[1], rows = out.shape[0]
     cdef Py_ssize_t i, j, r
-    if cols >= 64 and n * cols >= 32768:
+    if cols >= 64 and n * cols >= PARALLEL_MIN:
         for j in prange(cols, schedule="static"):
             for i in range(n):
                 r = index[i]
@@ -103,18 +107,3 @@ def index_add_rows(out, index, src, alpha=1.0):
     return out
 
 
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int ember_omp_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int ember_omp_threads(void) { return 1; }
-    #endif
-    """
-    int ember_omp_threads() nogil
-
-
-def openmp_threads():
-    """The number of threads the OpenMP loops use (1 when built without OpenMP)."""
-    return ember_omp_threads()

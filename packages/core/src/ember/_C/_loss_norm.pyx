@@ -42,18 +42,12 @@ ctypedef fused floating_t:
     float
     double
 
+include "_parallel.pxi"
+
 # Below this much work (elements touched) a kernel runs on one thread: the fork/join
-# and the spin-waiting threads afterwards cost more than they save.
-cdef Py_ssize_t PARALLEL_MIN = 1 << 18
-
-
-def set_parallel_threshold(Py_ssize_t n):
-    """Use several OpenMP threads only from ``n`` elements of work on; returns the old
-    threshold."""
-    global PARALLEL_MIN
-    old = PARALLEL_MIN
-    PARALLEL_MIN = n
-    return old
+# and the spin-waiting threads afterwards cost more than they save (see
+# NOTE [ OpenMP on few cores ]).
+cdef Py_ssize_t PARALLEL_MIN = parallel_min(1 << 18)
 
 
 cdef extern from "_loss_norm.h":

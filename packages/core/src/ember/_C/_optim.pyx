@@ -38,9 +38,11 @@ ctypedef fused floating_t:
     float
     double
 
+include "_parallel.pxi"
+
 # Below this many elements a parameter is updated on one thread: starting the
-# OpenMP team costs more than it saves.
-cdef Py_ssize_t PARALLEL_MIN = 32768
+# OpenMP team costs more than it saves (see NOTE [ OpenMP on few cores ]).
+cdef Py_ssize_t PARALLEL_MIN = parallel_min(32768)
 
 
 cdef inline floating_t _sqrt(floating_t x) noexcept nogil:
