@@ -54,11 +54,6 @@ from ember.nn.modules.channelshuffle import __all__ as _channelshuffle_all  # no
 
 __all__ += _channelshuffle_all
 
-from ember.nn.modules.upsampling import *  # noqa: E402, F403
-from ember.nn.modules.upsampling import __all__ as _upsampling_all  # noqa: E402
-
-__all__ += _upsampling_all
-
 from ember.nn.modules.batchnorm import *  # noqa: E402, F403
 from ember.nn.modules.batchnorm import __all__ as _batchnorm_all  # noqa: E402
 
@@ -79,12 +74,32 @@ from ember.nn.modules.loss import __all__ as _loss_all  # noqa: E402
 
 __all__ += _loss_all
 
-from ember.nn.modules.transformer import *  # noqa: E402, F403
-from ember.nn.modules.transformer import __all__ as _transformer_all  # noqa: E402
+from ember.nn.modules.conv import *  # noqa: E402, F403
+from ember.nn.modules.conv import __all__ as _conv_all  # noqa: E402
 
-__all__ += _transformer_all
+__all__ += _conv_all
+
+from ember.nn.modules.pooling import *  # noqa: E402, F403
+from ember.nn.modules.pooling import __all__ as _pooling_all  # noqa: E402
+
+__all__ += _pooling_all
+
+from ember.nn.modules.fold import *  # noqa: E402, F403
+from ember.nn.modules.fold import __all__ as _fold_all  # noqa: E402
+
+__all__ += _fold_all
+
+from ember.nn.modules.upsampling import *  # noqa: E402, F403
+from ember.nn.modules.upsampling import __all__ as _upsampling_all  # noqa: E402
+
+__all__ += _upsampling_all
 
 from ember.nn.modules.rnn import *  # noqa: E402, F403
 from ember.nn.modules.rnn import __all__ as _rnn_all  # noqa: E402
 
 __all__ += _rnn_all
+
+from ember.nn.modules.transformer import *  # noqa: E402, F403
+from ember.nn.modules.transformer import __all__ as _transformer_all  # noqa: E402
+
+__all__ += _transformer_all

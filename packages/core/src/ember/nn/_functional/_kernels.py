@@ -1,0 +1,270 @@
+"""Array-level kernels of convolution, pooling and fold/unfold, behind the backend seam.
+
+NumPy arrays go to the compiled kernels of ``ember._C._conv``; any other array (CuPy)
+takes the pure ``xp`` path written here with slicing and gathers, so the same op code
+runs on both. Every function takes 3-d spatial data: 1-d and 2-d callers pass views
+with leading singleton dims (kernel 1, stride 1, padding 0, dilation 1 there).
+
+NOTE [ Convolution layout ]
+im2col writes the patches as a (C*K, N, P) matrix (K kernel taps, P output positions),
+so that N samples are one GEMM per group: W (Cout, C*K) @ cols (C*K, N*P). The result
+(Cout, N, P) is transposed once into NCHW. The weight gradient is again one GEMM,
+grad (Cout, N*P) @ cols^T, and the input gradient W^T @ grad followed by col2im.
+The batch goes through this in chunks of samples whose patch matrix is a few MB
+(conv._CHUNK_BYTES), so that the patches are read back by the GEMM from cache rather
+than main memory (a quarter less time on ResNet's first layers); the weight gradient
+adds up the chunks' GEMMs.
+The patch matrix is the biggest array of a convolution (K times the input) and lives
+only inside one call: it is not saved for backward (backward recomputes it from the
+saved input), and it is written into a per-thread workspace that is reused from call to
+call, because a fresh allocation of that size is a fresh mmap whose page faults cost
+about as much as the GEMM on the small networks this is for.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ember._ops._util import xp_of
+
+__all__ = [
+    "use_kernels", "workspace", "im2col", "col2im", "max_pool", "max_pool_regular", "avg_pool",
+    "avg_pool_backward", "scatter_add_planes",
+]
+
+_C = None
+
+
+def _compiled():
+    global _C
+    if _C is None:
+        from ember._C import _conv
+
+        _C = _conv
+    return _C
+
+
+# Tests set this to run the pure-xp path on NumPy arrays.
+FORCE_FALLBACK = False
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def use_kernels(a) -> bool:
+    """Whether ``a`` goes to the compiled CPU kernels (a float32/float64 NumPy array)."""
+    return type(a) is np.ndarray and a.dtype in _FLOATS and not FORCE_FALLBACK
+
+
+# --- workspace -------------------------------------------------------------------------------
+
+_local = threading.local()
+_WORKSPACE_MAX = 1 << 30  # bytes; larger patch matrices are allocated per call
+
+
+def workspace(shape, dtype, slot=0):
+    """A scratch NumPy array of ``shape``, reused by later calls on this thread.
+
+    Its contents are garbage; it must not outlive the caller's use (the next call of
+    any conv kernel on this thread overwrites it). Different ``slot`` numbers are
+    different buffers, for scratch arrays that are needed at the same time.
+    """
+    dtype = np.dtype(dtype)
+    n = 1
+    for s in shape:
+        n *= s
+    nbytes = n * dtype.itemsize
+    if nbytes > _WORKSPACE_MAX:
+        return np.empty(shape, dtype)
+    bufs = getattr(_local, "bufs", None)
+    if bufs is None:
+        bufs = _local.bufs = {}
+    buf = bufs.get(slot)
+    if buf is None or buf.nbytes < nbytes:
+        bufs[slot] = None  # free the old buffer first
+        buf = np.empty(max(nbytes, 1 << 16), np.uint8)
+        bufs[slot] = buf
+    return buf[:nbytes].view(dtype).reshape(shape)
+
+
+# --- im2col / col2im ---------------------------------------------------------------------------
+
+def _window_slice(k, s, d, o):
+    return slice(k * d, k * d + (o - 1) * s + 1, s)
+
+
+def _padding_for(size, k, s, p, d, o):
+    # the zero padding after the input that the windows of o outputs reach
+    return max(0, (o - 1) * s - p + (k - 1) * d + 1 - size)
+
+
+def im2col(x, cols, kernel, stride, padding, dilation, out_size):
+    """Fill ``cols`` (C*K, N, P) with the patches of ``x`` (N, C, D, H, W); see
+    ``ember._C._conv.im2col``."""
+    if cols.size == 0:
+        return cols
+    if use_kernels(x) and type(cols) is np.ndarray:
+        return _compiled().im2col(x, cols, kernel, stride, padding, dilation, out_size)
+    xp = xp_of(x)
+    n, c = x.shape[:2]
+    pads = [(0, 0), (0, 0)] + [
+        (p, _padding_for(sz, k, s, p, d, o))
+        for sz, k, s, p, d, o in zip(x.shape[2:], kernel, stride, padding, dilation, out_size,
+                                     strict=False)]
+    xpad = xp.pad(x, pads) if any(a or b for a, b in pads) else x
+    view = cols.reshape((c,) + tuple(kernel) + (n,) + tuple(out_size))
+    for kd in range(kernel[0]):
+        for kh in range(kernel[1]):
+            for kw in range(kernel[2]):
+                sl = xpad[(slice(None), slice(None),
+                           *(_window_slice(k, s, d, o) for k, s, d, o in
+                             zip((kd, kh, kw), stride, dilation, out_size, strict=False)))]
+                view[:, kd, kh, kw] = sl.transpose(1, 0, 2, 3, 4)
+    return cols
+
+
+def col2im(cols, x, kernel, stride, padding, dilation, out_size):
+    """Add the patches in ``cols`` into ``x`` (N, C, D, H, W): the adjoint of im2col."""
+    if cols.size == 0:
+        return x
+    if use_kernels(x) and type(cols) is np.ndarray:
+        return _compiled().col2im(cols, x, kernel, stride, padding, dilation, out_size)
+    xp = xp_of(x)
+    n, c = x.shape[:2]
+    pads = [(p, _padding_for(sz, k, s, p, d, o))
+            for sz, k, s, p, d, o in zip(x.shape[2:], kernel, stride, padding, dilation,
+                                         out_size, strict=False)]
+    shape = (n, c) + tuple(sz + a + b for sz, (a, b) in zip(x.shape[2:], pads, strict=False))
+    gpad = xp.zeros(shape, x.dtype)
+    view = cols.reshape((c,) + tuple(kernel) + (n,) + tuple(out_size))
+    for kd in range(kernel[0]):
+        for kh in range(kernel[1]):
+            for kw in range(kernel[2]):
+                idx = (slice(None), slice(None),
+                       *(_window_slice(k, s, d, o) for k, s, d, o in
+                         zip((kd, kh, kw), stride, dilation, out_size, strict=False)))
+                gpad[idx] += view[:, kd, kh, kw].transpose(1, 0, 2, 3, 4)
+    crop = (slice(None), slice(None), *(slice(a, a + sz) for (a, _), sz in
+                                        zip(pads, x.shape[2:], strict=False)))
+    x += gpad[crop]
+    return x
+
+
+# --- pooling ----------------------------------------------------------------------------------
+#
+# Windows are given per spatial dim as (first, count) int64 arrays over that dim's outputs
+# plus a step: window o covers first[o] + k*step for k < count[o], skipping positions
+# outside the input (see ember._C._conv).
+
+def _gather_windows(xp, x, windows, steps, fill):
+    """x (P, D, H, W) -> (values (P, OD, OH, OW, KK), flat input index, valid mask)."""
+    p = x.shape[0]
+    sizes = x.shape[1:]
+    idx, valid = [], []
+    for (first, count), step, size in zip(windows, steps, sizes, strict=False):
+        first = xp.asarray(first)
+        count = xp.asarray(count)
+        kmax = int(count.max()) if count.size else 0
+        ks = xp.arange(kmax)
+        i = first[:, None] + ks[None, :] * step
+        v = (ks[None, :] < count[:, None]) & (i >= 0) & (i < size)
+        idx.append(xp.where(v, i, 0))
+        valid.append(v)
+    (i0, i1, i2), (v0, v1, v2) = idx, valid
+    o0, k0 = i0.shape
+    o1, k1 = i1.shape
+    o2, k2 = i2.shape
+    h, w = sizes[1], sizes[2]
+    flat = (i0[:, None, None, :, None, None] * h + i1[None, :, None, None, :, None]) * w \
+        + i2[None, None, :, None, None, :]
+    mask = v0[:, None, None, :, None, None] & v1[None, :, None, None, :, None] \
+        & v2[None, None, :, None, None, :]
+    flat = flat.reshape(o0, o1, o2, k0 * k1 * k2)
+    mask = mask.reshape(o0, o1, o2, k0 * k1 * k2)
+    vals = xp.take(x.reshape(p, -1), flat.reshape(-1), axis=1).reshape((p,) + flat.shape)
+    if x.dtype.kind in "iub" and fill != 0:
+        fill = np.iinfo(x.dtype).min if x.dtype.kind != "b" else False
+    vals = xp.where(mask, vals, xp.asarray(fill, dtype=x.dtype))
+    return vals, flat, mask
+
+
+def max_pool(x, windows, steps):
+    """(values, flat indices) of max pooling ``x`` (P, D, H, W)."""
+    if use_kernels(x):
+        return _compiled().max_pool(xp_of(x).ascontiguousarray(x), windows, steps)
+    xp = xp_of(x)
+    vals, flat, mask = _gather_windows(xp, x, windows, steps, -np.inf)
+    if vals.shape[-1] == 0:
+        shape = vals.shape[:-1]
+        return xp.empty(shape, x.dtype), xp.zeros(shape, xp.int64)
+    # as PyTorch's loop: the last NaN wins, else the first maximum, and a window of
+    # -inf only points at its first valid position
+    kk = vals.shape[-1]
+    nan = xp.isnan(vals) & mask
+    last_nan = kk - 1 - xp.argmax(nan[..., ::-1], axis=-1)
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    best = xp.argmax(xp.where(nan, xp.asarray(lowest, x.dtype), vals), axis=-1)
+    top = xp.take_along_axis(vals, best[..., None], axis=-1)[..., 0]
+    k = xp.where(top == lowest, xp.argmax(mask, axis=-1), best)
+    k = xp.where(xp.any(nan, axis=-1), last_nan, k)
+    out = xp.take_along_axis(vals, k[..., None], axis=-1)[..., 0]
+    idx = xp.take_along_axis(xp.broadcast_to(flat, vals.shape), k[..., None], axis=-1)[..., 0]
+    return out, idx.astype(xp.int64)
+
+
+def max_pool_regular(x, kernel, stride, padding, dilation, out_size):
+    """(values, flat indices) of max pooling the float32/float64 NumPy array ``x``
+    (P, D, H, W) with 3-tuples of kernel, stride, padding and dilation (compiled only:
+    callers check :func:`use_kernels` and otherwise use :func:`max_pool`)."""
+    return _compiled().max_pool_regular(np.ascontiguousarray(x), tuple(kernel), tuple(stride),
+                                        tuple(padding), tuple(dilation), tuple(out_size))
+
+
+def scatter_add_planes(g, idx, size):
+    """A new (P, size) array with ``g`` (P, O) added at the flat indices ``idx`` (P, O)."""
+    xp = xp_of(g)
+    p = g.shape[0]
+    gx = xp.zeros((p, size), g.dtype)
+    g2 = xp.ascontiguousarray(g.reshape(p, -1))
+    i2 = xp.ascontiguousarray(idx.reshape(p, -1))
+    if use_kernels(g):
+        return _compiled().scatter_add_planes(g2, i2, gx)
+    rows = xp.arange(p)[:, None] * size + i2
+    xp.add.at(gx.reshape(-1), rows.reshape(-1), g2.reshape(-1))
+    return gx
+
+
+def avg_pool(x, windows, divisors, divisor_override=0):
+    """Average pooling of ``x`` (P, D, H, W) over windows clipped to the input."""
+    if use_kernels(x):
+        return _compiled().avg_pool(xp_of(x).ascontiguousarray(x), windows, divisors,
+                                    divisor_override)
+    xp = xp_of(x)
+    vals, _, _ = _gather_windows(xp, x, windows, (1, 1, 1), 0)
+    return vals.sum(-1) / _divisor(xp, divisors, divisor_override, x.dtype)
+
+
+def _divisor(xp, divisors, override, dtype):
+    if override:
+        return xp.asarray(override, dtype=dtype)
+    v0, v1, v2 = (xp.asarray(v) for v in divisors)
+    return (v0[:, None, None] * v1[None, :, None] * v2[None, None, :]).astype(dtype)
+
+
+def avg_pool_backward(g, in_size, windows, divisors, divisor_override=0):
+    """The adjoint of :func:`avg_pool`: a new (P, *in_size) array."""
+    if use_kernels(g):
+        return _compiled().avg_pool_backward(xp_of(g).ascontiguousarray(g), tuple(in_size),
+                                             windows, divisors, divisor_override)
+    xp = xp_of(g)
+    p = g.shape[0]
+    size = in_size[0] * in_size[1] * in_size[2]
+    probe = xp.zeros((1,) + tuple(in_size), g.dtype)
+    _, flat, mask = _gather_windows(xp, probe, windows, (1, 1, 1), 0)
+    share = g / _divisor(xp, divisors, divisor_override, g.dtype)
+    contrib = xp.where(mask, share[..., None], 0)
+    gx = xp.zeros((p, size), g.dtype)
+    rows = xp.arange(p)[:, None] * size + xp.broadcast_to(flat, contrib.shape).reshape(p, -1)
+    xp.add.at(gx.reshape(-1), rows.reshape(-1), contrib.reshape(-1))
+    return gx.reshape((p,) + tuple(in_size))
