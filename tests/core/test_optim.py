@@ -720,27 +720,6 @@ class _Module:
         return x
 
 
-class _BatchNormLike(_Module):
-    def __init__(self):
-        super().__init__([], [ember.zeros(1), ember.ones(1)])
-        self.running_mean, self.running_var = self._buffers
-        self.momentum = 0.1
-        self.seen = []
-
-    def reset_running_stats(self):
-        self.running_mean.zero_()
-        self.running_var.fill_(1.0)
-        self.batches = 0
-
-    def __call__(self, x):
-        # a cumulative average when momentum is None, as BatchNorm's
-        self.seen.append(self.momentum)
-        self.batches += 1
-        f = 1 / self.batches if self.momentum is None else self.momentum
-        self.running_mean.mul_(1 - f).add_(x.mean() * f)
-        return x
-
-
 def test_averaged_model_swa_and_ema():
     w = _leaf([0.0, 0.0])
     buf = ember.tensor([5.0])
@@ -791,22 +770,6 @@ def test_ema_decay_is_checked():
         swa_utils.get_ema_avg_fn(-0.1)
 
 
-@pytest.mark.skipif(swa_utils._batchnorm_base() is not None,
-                    reason="ember.nn has batch norm: test_swa_with_nn_modules covers update_bn")
-def test_update_bn_before_nn():
-    bn = _BatchNormLike()
-    model = _Module([], children=[bn])
-    model.train(False)
-    loader = [ember.tensor([1.0, 3.0]), (ember.tensor([5.0]), ember.tensor([0])),
-              [ember.tensor([8.0, 10.0]), None]]
-    swa_utils.update_bn(loader, model)
-    assert bn.seen == [None, None, None] and bn.momentum == 0.1
-    assert bn.running_mean.item() == pytest.approx((2.0 + 5.0 + 9.0) / 3)
-    assert model.training is False
-    plain = _Module([_leaf([1.0])])
-    swa_utils.update_bn(loader, plain)  # no batch norm: nothing to do
-
-
 def test_swalr():
     p = _leaf([1.0])
     opt = optim.SGD([p], lr=1.0)
@@ -835,16 +798,6 @@ def test_package_surface():
         optim.SGD([_leaf([1.0])]).zero_grad()
 
 
-def _nn_has(*names):
-    try:
-        import ember.nn as nn
-    except ImportError:
-        return False
-    return all(hasattr(nn, name) for name in names)
-
-
-@pytest.mark.skipif(not _nn_has("Sequential", "Linear", "BatchNorm1d"),
-                    reason="needs ember.nn's Linear and BatchNorm1d")
 def test_swa_with_nn_modules():
     nn = ember.nn
     model = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))

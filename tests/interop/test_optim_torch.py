@@ -504,16 +504,6 @@ def test_scheduler_state_dict_from_torch_continues_in_ember():
     np.testing.assert_allclose(lrs["ember"], lrs["torch"], rtol=1e-12)
 
 
-def _nn_has(*names):
-    try:
-        import ember.nn as nn
-    except ImportError:
-        return False
-    return all(hasattr(nn, name) for name in names)
-
-
-@pytest.mark.skipif(not _nn_has("Sequential", "Linear", "BatchNorm1d"),
-                    reason="needs ember.nn's Linear and BatchNorm1d")
 @pytest.mark.parametrize("ema", [False, True])
 def test_averaged_model_and_update_bn_match_torch(ema):
     rng = np.random.default_rng(0)

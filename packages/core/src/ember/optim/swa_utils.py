@@ -250,24 +250,10 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _batchnorm_base():
-    """ember.nn's batch-norm base class, or None before ember.nn exists."""
-    if importlib.util.find_spec("ember.nn") is None:
-        return None
-    try:
-        from ember.nn.modules.batchnorm import _BatchNorm
-    except ImportError:
-        return None
-    return _BatchNorm
-
-
 def _is_batchnorm(module) -> bool:
-    base = _batchnorm_base()
-    if base is not None:
-        return isinstance(module, base)
-    # Before ember.nn: anything that keeps batch-norm running statistics.
-    return all(hasattr(module, name) for name in ("running_mean", "running_var", "momentum",
-                                                  "reset_running_stats"))
+    from ember.nn.modules.batchnorm import _BatchNorm
+
+    return isinstance(module, _BatchNorm)
 
 
 def update_bn(loader, model, device=None) -> None:
