@@ -353,3 +353,37 @@ def test_optimizer_state_dict_round_trips_through_torch(tmp_path):
         opt.step()
     for (k, tv), ev in zip(tmodel2.state_dict().items(), emodel.state_dict().values()):
         np.testing.assert_allclose(ev.numpy(), tv.numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+def test_torch_cnn_checkpoint_loads_into_ember_and_back(tmp_path):
+    """A torch checkpoint of a conv net with BatchNorm (buffers, num_batches_tracked) loads
+    into the same ember net with strict=True and gives torch's outputs, in eval and train;
+    ember's state dict loads back into torch."""
+    nn = pytest.importorskip("ember.nn")
+
+    def net(lib):
+        m = lib.nn
+        return m.Sequential(m.Conv2d(3, 8, 3, padding=1), m.BatchNorm2d(8), m.ReLU(),
+                            m.MaxPool2d(2), m.Conv2d(8, 4, 3, groups=2), m.Flatten(),
+                            m.Linear(16, 5), m.LayerNorm(5))
+
+    torch.manual_seed(0)
+    tmodel = net(torch)
+    x = torch.randn(2, 3, 8, 8)
+    tmodel(x)  # one training step's running statistics
+    torch.save(tmodel.state_dict(), tmp_path / "cnn.pt")
+    emodel = net(ember)
+    result = emodel.load_state_dict(load(tmp_path / "cnn.pt"), strict=True)
+    assert not result.missing_keys and not result.unexpected_keys
+    assert list(emodel.state_dict()) == list(tmodel.state_dict())
+    ex = ember.tensor(x.numpy())
+    for mode in ("eval", "train"):
+        getattr(tmodel, mode)(), getattr(emodel, mode)()
+        np.testing.assert_allclose(emodel(ex).detach().numpy(), tmodel(x).detach().numpy(),
+                                   rtol=1e-4, atol=1e-5, err_msg=mode)
+    save(emodel.state_dict(), tmp_path / "back.pt")
+    tmodel2 = net(torch)
+    tmodel2.load_state_dict(torch.load(tmp_path / "back.pt", weights_only=True), strict=True)
+    for (k, a), b in zip(tmodel2.state_dict().items(), emodel.state_dict().values()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
+    assert nn is ember.nn
