@@ -1,20 +1,19 @@
-"""Train a digit classifier with ember and report held-out accuracy.
+"""Train a small convolutional digit classifier with ember and report held-out accuracy.
 
 By default it trains on digits the script draws itself (see digits.py: no download);
 ``--mnist DIR`` trains on the real MNIST IDX files in DIR instead.
 
-The model is a two-layer perceptron written directly with ember tensors and autograd,
-trained with hand-written SGD with momentum; it becomes a small CNN built from
-``ember.nn`` once that lands.
+The network is a LeNet-style CNN from ``ember.nn`` (two 5x5 convolutions with max pooling,
+then two linear layers), trained with ``ember.optim.SGD`` with momentum on cross-entropy.
+The code is what it would be with PyTorch: replace ``ember`` by ``torch``.
 
-    python examples/train_mnist.py               # synthetic digits, ~1 minute on 2 cores
-    python examples/train_mnist.py --mnist ~/data/mnist
+    python examples/train_mnist.py               # synthetic digits, about a minute on 2 cores
+    python examples/train_mnist.py --mnist ~/data/mnist --train-size 60000 --test-size 10000
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -26,96 +25,96 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from digits import load_mnist, synthetic_digits  # noqa: E402
 
 import ember  # noqa: E402
+from ember import nn  # noqa: E402
 
 
-def init_params(sizes, gen):
-    """Weights with PyTorch's nn.Linear default init: U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
-    params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        bound = 1 / math.sqrt(fan_in)
-        w = (ember.rand(fan_in, fan_out, generator=gen) * 2 - 1) * bound
-        b = (ember.rand(fan_out, generator=gen) * 2 - 1) * bound
-        params += [w.requires_grad_(), b.requires_grad_()]
-    return params
+class ConvNet(nn.Module):
+    """1x28x28 -> conv 5x5 (8) -> pool -> conv 5x5 (16) -> pool -> 128 -> 10."""
+
+    def __init__(self, classes: int = 10):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 8, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
+        )
+        self.classifier = nn.Sequential(
+            nn.Flatten(), nn.Linear(16 * 5 * 5, 128), nn.ReLU(), nn.Linear(128, classes),
+        )
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
 
 
-def forward(params, x):
-    """Logits of the perceptron: linear layers with ReLU between them."""
-    n = len(params) // 2
-    for i in range(n):
-        x = x @ params[2 * i] + params[2 * i + 1]
-        if i < n - 1:
-            x = x.relu()
-    return x
-
-
-def cross_entropy(logits, labels):
-    """Mean negative log-likelihood of ``labels`` under softmax(logits)."""
-    picked = logits.gather(1, labels.unsqueeze(1)).squeeze(1)
-    return (logits.logsumexp(1) - picked).mean()
-
-
-def accuracy(params, x, y, batch=1000):
+def accuracy(model, x, y, batch=1000):
+    model.eval()
     correct = 0
     with ember.no_grad():
         for i in range(0, len(x), batch):
-            pred = forward(params, x[i:i + batch]).argmax(1)
-            correct += int((pred == y[i:i + batch]).sum())
+            correct += int((model(x[i:i + batch]).argmax(1) == y[i:i + batch]).sum())
+    model.train()
     return correct / len(x)
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--mnist", metavar="DIR", help="directory with MNIST IDX files")
-    p.add_argument("--train-size", type=int, default=12000)
+    p.add_argument("--train-size", type=int, default=12000,
+                   help="training images to use (all of them if larger than the set)")
     p.add_argument("--test-size", type=int, default=2000)
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--momentum", type=float, default=0.9)
-    p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--save", metavar="FILE", help="save the trained weights (ember.save)")
     args = p.parse_args(argv)
 
     t0 = time.perf_counter()
     if args.mnist:
         xtr, ytr, xte, yte = load_mnist(args.mnist)
+        xtr, ytr = xtr[:args.train_size], ytr[:args.train_size]
+        xte, yte = xte[:args.test_size], yte[:args.test_size]
         source = f"MNIST from {args.mnist}"
     else:
         xtr, ytr = synthetic_digits(args.train_size, seed=args.seed)
         xte, yte = synthetic_digits(args.test_size, seed=args.seed + 1)
         source = "synthetic digits (examples/digits.py)"
-    # standardize with the training set's statistics, flatten to vectors
+    # standardize with the training set's statistics; images as N x 1 x 28 x 28
     mean, std = xtr.mean(), xtr.std()
-    x_train = ember.from_numpy(((xtr - mean) / std).reshape(len(xtr), -1).astype(np.float32))
-    x_test = ember.from_numpy(((xte - mean) / std).reshape(len(xte), -1).astype(np.float32))
+    x_train = ember.from_numpy(((xtr - mean) / std)[:, None].astype(np.float32))
+    x_test = ember.from_numpy(((xte - mean) / std)[:, None].astype(np.float32))
     y_train, y_test = ember.from_numpy(ytr), ember.from_numpy(yte)
     print(f"data: {source}: {len(xtr)} training and {len(xte)} test images "
           f"({time.perf_counter() - t0:.1f} s)")
 
+    ember.manual_seed(args.seed)
+    model = ConvNet()
+    optimizer = ember.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    scheduler = ember.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+    loss_fn = nn.CrossEntropyLoss()
     gen = ember.Generator().manual_seed(args.seed)
-    params = init_params([x_train.shape[1], args.hidden, 10], gen)
-    velocity = [ember.zeros_like(q) for q in params]
 
+    acc = 0.0
     for epoch in range(1, args.epochs + 1):
         t_epoch = time.perf_counter()
         order = ember.randperm(len(x_train), generator=gen)
         total, batches = 0.0, 0
         for i in range(0, len(order), args.batch_size):
             idx = order[i:i + args.batch_size]
-            loss = cross_entropy(forward(params, x_train[idx]), y_train[idx])
+            optimizer.zero_grad()
+            loss = loss_fn(model(x_train[idx]), y_train[idx])
             loss.backward()
-            with ember.no_grad():
-                for q, v in zip(params, velocity):
-                    v.mul_(args.momentum).add_(q.grad)
-                    q.sub_(args.lr * v)
-                    q.grad = None
+            optimizer.step()
             total += loss.item()
             batches += 1
-        acc = accuracy(params, x_test, y_test)
+        scheduler.step()
+        acc = accuracy(model, x_test, y_test)
         print(f"epoch {epoch}: loss {total / batches:.4f}  test accuracy {acc:.2%}  "
               f"({time.perf_counter() - t_epoch:.1f} s)")
     print(f"done in {time.perf_counter() - t0:.1f} s: held-out accuracy {acc:.2%}")
+    if args.save:
+        ember.save(model.state_dict(), args.save)
+        print(f"weights saved to {args.save}")
     return acc
 
 
