@@ -10,6 +10,7 @@ import numpy as _np
 
 from ember import _dtype as _dtype_module
 from ember import _ops, autograd, random
+from ember._backend import _malloc
 from ember._C import _core as _core
 from ember._device import device
 from ember._dtype import (
@@ -65,6 +66,7 @@ from ember.autograd.grad_mode import (
     set_grad_enabled,
 )
 
+_malloc.tune()  # NOTE [ malloc and page faults ]
 _install_methods()
 _core.set_binary_ops((_ops.elementwise.Add, _ops.elementwise.add),
                      (_ops.elementwise.Sub, _ops.elementwise.sub),
