@@ -6,6 +6,7 @@ never by a timed unit test); only that the harness runs and reports what it shou
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import types
@@ -61,6 +62,11 @@ def test_json_describes_the_run_and_the_machine(quick_run):
     for key in ("cpu", "cores", "python", "numpy", "torch", "ember"):
         assert machine[key], key
     assert machine["copy_bandwidth_gbs"] > 0 and machine["blas_gflops"] > 0
+    # the OpenBLAS kernels that ran, and the OPENBLAS_* settings that chose them
+    core = machine["openblas_core"]
+    assert core is None or core.split()[0].isidentifier()
+    if core and "OPENBLAS_CORETYPE" in os.environ:
+        assert f"OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']}" in core
 
 
 def test_json_has_one_result_per_workload_in_order(quick_run):

@@ -85,6 +85,36 @@ def _numpy_blas() -> str | None:
         return None
 
 
+def _openblas_core() -> str | None:
+    """The kernel set NumPy's bundled OpenBLAS runs (e.g. Haswell, SkylakeX), with any
+    OPENBLAS_* settings of the environment that chose it."""
+    import ctypes
+    import glob
+
+    import numpy as np
+
+    core = None
+    base = os.path.dirname(os.path.dirname(np.__file__))
+    for path in sorted(glob.glob(os.path.join(base, "numpy.libs", "*openblas*"))):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("openblas_get_corename", "scipy_openblas_get_corename64_",
+                     "scipy_openblas_get_corename"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = ctypes.c_char_p
+                core = fn().decode()
+                break
+        if core:
+            break
+    if core is None:
+        return None
+    settings = [f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("OPENBLAS_")]
+    return core + (f" (set by {', '.join(settings)})" if settings else "")
+
+
 def machine_info(torch=None, ember=None) -> dict:
     import numpy as np
 
@@ -99,6 +129,7 @@ def machine_info(torch=None, ember=None) -> dict:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numpy_blas": _numpy_blas(),
+        "openblas_core": _openblas_core(),
         "torch": getattr(torch, "__version__", None) or _version("torch"),
         "torch_threads": torch.get_num_threads() if torch is not None else None,
         "ember": getattr(ember, "__version__", None) or _version("ember"),
@@ -116,6 +147,8 @@ def _machine_line(machine: dict) -> str:
     if machine.get("usable_cores") and machine["usable_cores"] != machine["cores"]:
         cores += f" ({machine['usable_cores']} usable)"
     blas = f" ({machine['numpy_blas']})" if machine.get("numpy_blas") else ""
+    if machine.get("openblas_core"):
+        blas = blas[:-1] + f", {machine['openblas_core']} kernels)" if blas else blas
     editable = " (editable install)" if machine.get("ember_editable") else ""
     parts = [
         f"{machine['cpu']}, {cores}{mem}",
