@@ -31,7 +31,8 @@ from ember._ops._util import xp_of
 
 __all__ = [
     "use_kernels", "workspace", "im2col", "col2im", "max_pool", "max_pool_regular", "avg_pool",
-    "avg_pool_backward", "scatter_add_planes",
+    "avg_pool_backward", "scatter_add_planes", "winograd_input", "winograd_input_adjoint",
+    "winograd_output", "winograd_output_adjoint",
 ]
 
 _C = None
@@ -149,6 +150,32 @@ def col2im(cols, x, kernel, stride, padding, dilation, out_size):
                                         zip(pads, x.shape[2:], strict=False)))
     x += gpad[crop]
     return x
+
+
+# --- Winograd F(2x2, 3x3) transforms (compiled only: callers check use_kernels) ---------------
+#
+# See NOTE [ Winograd convolution ] in ember._C._conv: tiles are (16, C, N, TH*TW) arrays
+# (any strides on their first three dims, contiguous along the last), planes C-contiguous
+# (N, C, H, W) arrays of the same dtype.
+
+def winograd_input(x, v, padding, tiles):
+    """Write the transformed input tiles of ``x`` (N, C, H, W) into ``v``."""
+    return _compiled().winograd_input(x, v, padding[0], padding[1], tiles[0], tiles[1])
+
+
+def winograd_input_adjoint(v, x, padding, tiles):
+    """Add the input tiles ``v`` transformed back into ``x`` (N, C, H, W)."""
+    return _compiled().winograd_input_adjoint(v, x, padding[0], padding[1], tiles[0], tiles[1])
+
+
+def winograd_output(m, y):
+    """Write the output transform of the tiles ``m`` into ``y`` (N, C, OH, OW)."""
+    return _compiled().winograd_output(m, y)
+
+
+def winograd_output_adjoint(g, m):
+    """Write the adjoint output transform of ``g`` (N, C, OH, OW) into the tiles ``m``."""
+    return _compiled().winograd_output_adjoint(g, m)
 
 
 # --- pooling ----------------------------------------------------------------------------------

@@ -90,8 +90,9 @@ def _group_dot(xp, a, b, out=None):
 _CHUNK_BYTES = 8 << 20
 
 
-def _chunks(n, per_sample_bytes):
-    nb = max(1, min(n, _CHUNK_BYTES // max(per_sample_bytes, 1)))
+def _chunks(n, per_sample_bytes, limit=None):
+    limit = _CHUNK_BYTES if limit is None else limit
+    nb = max(1, min(n, limit // max(per_sample_bytes, 1)))
     return [(s, min(n, s + nb)) for s in range(0, n, nb)]
 
 
@@ -119,9 +120,120 @@ def _grad_columns(xp, g3, groups):
     return gt.reshape(groups, cout // groups, m * p)
 
 
+# ---------------------------------------------------------------------------------------
+# Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions (see NOTE [ Winograd convolution ] in
+# ember._C._conv): 16 GEMMs of (Cout, C) @ (C, tiles) instead of one of
+# (Cout, 9C) @ (9C, 4 tiles), 2.25x fewer multiplies, and the same for both gradients.
+
+# Tests switch it off to compare against the im2col path.
+WINOGRAD = True
+
+# The chunk of the batch whose transformed tiles (16, C, chunk, tiles) are about this size.
+_WINO_CHUNK_BYTES = 4 << 20
+
+# kron(G, G) (16, 9): U[4i + j] = sum_ab G[i, a] G[j, b] g[a, b] for a 3x3 kernel g.
+_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+_GG = {np.dtype(t): np.kron(_G, _G).astype(t) for t in (np.float32, np.float64)}
+
+
+def _use_winograd(a, geo, c, cout, out_sp):
+    """Whether the convolution of ``a`` (the input or output gradient, in compute dtype)
+    takes the Winograd path: 2-d, 3x3, stride 1, dilation 1, one group, a float32/float64
+    NumPy array, and shapes where it was measured faster than im2col."""
+    if not (WINOGRAD and geo.nd == 2 and geo.groups == 1 and geo.kernel == (1, 3, 3)
+            and geo.stride == (1, 1, 1) and geo.dilation == (1, 1, 1)
+            and K.use_kernels(a)):
+        return False
+    return _winograd_pays(c, cout, out_sp)
+
+
+def _winograd_pays(c, cout, out_sp):
+    # Measured on 2 cores (batch 32, float32, forward + both gradients): 10-25% faster than
+    # im2col at 64@32x32, 128@16x16, 256@8x8 and 512@4x4. The transforms are per-plane
+    # loops whose cost does not shrink with the channel count, so the 16 GEMMs must be
+    # big enough to pay for them: not for the 3-channel first layer or 1-4 outputs.
+    return min(c, cout) >= 16 and out_sp[0] * out_sp[1] >= 16
+
+
+def _wino_tiles(out_sp):
+    return (out_sp[0] + 1) // 2, (out_sp[1] + 1) // 2
+
+
+def _wino_weight(w, cd):
+    """(16, Cout, C) = G w G^T of w (Cout, C, 3, 3)."""
+    cout, c = w.shape[:2]
+    w2 = np.ascontiguousarray(w, dtype=cd).reshape(cout * c, 9)
+    return np.dot(_GG[np.dtype(cd)], w2.T).reshape(16, cout, c)
+
+
+def _wino_forward(x, w, b, geo, out_sp, cd):
+    x = np.ascontiguousarray(x, dtype=cd)
+    n, c = x.shape[:2]
+    cout = w.shape[0]
+    tiles = _wino_tiles(out_sp)
+    t = tiles[0] * tiles[1]
+    pad = geo.padding[1:]
+    u = _wino_weight(w, cd)
+    y = np.empty((n, cout) + tuple(out_sp), dtype=cd)
+    for s, e in _chunks(n, 16 * max(c, cout) * t * x.itemsize, _WINO_CHUNK_BYTES):
+        m = e - s
+        v = K.workspace((16, c, m, t), cd, 0)
+        K.winograd_input(x[s:e], v, pad, tiles)
+        mm = _group_dot(np, u, v.reshape(16, c, m * t),
+                        out=K.workspace((16, cout, m * t), cd, 1))
+        K.winograd_output(mm.reshape(16, cout, m, t), y[s:e])
+    if b is not None:
+        y += b.astype(cd, copy=False).reshape(cout, 1, 1)
+    return y
+
+
+def _wino_backward(x, g, w, geo, in_sp, need_input, need_weight, cd):
+    g = np.ascontiguousarray(g, dtype=cd)
+    n, cout = g.shape[:2]
+    out_sp = g.shape[2:]
+    tiles = _wino_tiles(out_sp)
+    t = tiles[0] * tiles[1]
+    pad = geo.padding[1:]
+    if need_weight:
+        x = np.ascontiguousarray(x, dtype=cd)
+        c = x.shape[1]
+        du = np.empty((16, cout, c), dtype=cd)
+    else:
+        du = None
+    if need_input:
+        c = w.shape[1]
+        ut = _wino_weight(w, cd).transpose(0, 2, 1)
+        gx = np.zeros((n, c) + tuple(in_sp), dtype=cd)
+    else:
+        gx = None
+    first = True
+    for s, e in _chunks(n, 16 * max(c, cout) * t * g.itemsize, _WINO_CHUNK_BYTES):
+        m = e - s
+        dm = K.winograd_output_adjoint(g[s:e], K.workspace((16, cout, m, t), cd, 1))
+        dm = dm.reshape(16, cout, m * t)
+        if need_weight:
+            v = K.winograd_input(x[s:e], K.workspace((16, c, m, t), cd, 0), pad, tiles)
+            vt = v.reshape(16, c, m * t).transpose(0, 2, 1)
+            if first:
+                _group_dot(np, dm, vt, out=du)
+            else:
+                du += _group_dot(np, dm, vt, out=K.workspace(du.shape, cd, 2))
+        if need_input:
+            dv = _group_dot(np, ut, dm, out=K.workspace((16, c, m * t), cd, 0))
+            K.winograd_input_adjoint(dv.reshape(16, c, m, t), gx[s:e], pad, tiles)
+        first = False
+    gw = None
+    if du is not None:
+        # the adjoint of _wino_weight: G^T dU G
+        gw = np.dot(du.reshape(16, cout * c).T, _GG[np.dtype(cd)]).reshape(cout, c, 3, 3)
+    return gx, gw
+
+
 def conv_forward(x, w, b, geo, out_sp):
     """y (N, Cout, *out) = conv(x, w) + b, arrays in (N, C, *spatial) layout."""
     xp = xp_of(x)
+    if _use_winograd(x, geo, x.shape[1], w.shape[0], out_sp):
+        return _wino_forward(x, w, b, geo, out_sp, x.dtype)
     nd, groups = geo.nd, geo.groups
     out_dtype = x.dtype
     cd = _compute_dtype(x.dtype)
@@ -166,6 +278,11 @@ def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True):
         g = g.astype(cd)
         x = x.astype(cd) if x is not None else None
         w = w.astype(cd) if w is not None else None
+    if _use_winograd(g, geo, x.shape[1] if w is None else w.shape[1], g.shape[1],
+                     g.shape[2:]):
+        gx, gw = _wino_backward(x, g, w, geo, in_sp, need_input, need_weight, cd)
+        return tuple(a.astype(out_dtype) if a is not None and a.dtype != out_dtype else a
+                     for a in (gx, gw))
     n, cout = g.shape[:2]
     og = cout // groups
     kk = math.prod(geo.kernel)
