@@ -20,6 +20,24 @@ def _inplace_repr(inplace: bool, sep: str = "") -> str:
     return f"{sep}inplace=True" if inplace else ""
 
 
+class _InplaceActivation(Module):
+    """A layer whose only argument is ``inplace``: ``forward`` calls ``_fn(input, inplace)``
+    (a functional form); ``inplace=True`` shows in the repr unless ``_repr_inplace`` is off
+    (Hardsigmoid and Hardswish do not show it, as in PyTorch)."""
+
+    _repr_inplace = True
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._fn(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace) if self._repr_inplace else ""
+
+
 class Threshold(Module):
     """``y = x if x > threshold else value``.
 
@@ -45,7 +63,7 @@ class Threshold(Module):
         return f"threshold={self.threshold}, value={self.value}{_inplace_repr(self.inplace, ', ')}"
 
 
-class ReLU(Module):
+class ReLU(_InplaceActivation):
     """Rectified linear unit, ``max(0, x)``, elementwise.
 
     Args:
@@ -58,15 +76,7 @@ class ReLU(Module):
         tensor([0., 2.])
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
+    _fn = staticmethod(F.relu)
 
 
 class RReLU(Module):
@@ -149,19 +159,15 @@ class Sigmoid(Module):
         return input.sigmoid()
 
 
-class Hardsigmoid(Module):
+class Hardsigmoid(_InplaceActivation):
     """``relu6(x + 3) / 6``, elementwise.
 
     Args:
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.hardsigmoid(input, self.inplace)
+    _fn = staticmethod(F.hardsigmoid)
+    _repr_inplace = False
 
 
 class Tanh(Module):
@@ -171,55 +177,35 @@ class Tanh(Module):
         return input.tanh()
 
 
-class SiLU(Module):
+class SiLU(_InplaceActivation):
     """Sigmoid linear unit (swish), ``x * sigmoid(x)``.
 
     Args:
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.silu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
+    _fn = staticmethod(F.silu)
 
 
-class Mish(Module):
+class Mish(_InplaceActivation):
     """``x * tanh(softplus(x))``, elementwise.
 
     Args:
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.mish(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
+    _fn = staticmethod(F.mish)
 
 
-class Hardswish(Module):
+class Hardswish(_InplaceActivation):
     """``x * relu6(x + 3) / 6``, elementwise.
 
     Args:
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.hardswish(input, self.inplace)
+    _fn = staticmethod(F.hardswish)
+    _repr_inplace = False
 
 
 class ELU(Module):
@@ -262,22 +248,14 @@ class CELU(Module):
         return f"alpha={self.alpha}{_inplace_repr(self.inplace, ', ')}"
 
 
-class SELU(Module):
+class SELU(_InplaceActivation):
     """Scaled exponential linear unit, with the self-normalizing constants.
 
     Args:
         inplace: do the operation in place. Default: ``False``.
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.selu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
+    _fn = staticmethod(F.selu)
 
 
 class GLU(Module):
