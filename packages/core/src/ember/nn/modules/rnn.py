@@ -481,6 +481,22 @@ class RNNCellBase(Module):
         for weight in self.parameters():
             _uniform_(weight, -stdv, stdv)
 
+    def _batched(self, name, input, hx):
+        """Check the ranks of ``input`` and ``hx`` (None or a tensor), and give both a batch
+        dim if the input has none; returns (input, hx, is_batched)."""
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
+                             "instead")
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D "
+                             "instead")
+        is_batched = input.dim() == 2
+        if not is_batched:
+            input = input.unsqueeze(0)
+            hx = hx.unsqueeze(0) if hx is not None else None
+        self._check(input, () if hx is None else (hx,), name)
+        return input, hx, is_batched
+
     def _check(self, input, hx, name):
         if input.size(1) != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} "
@@ -513,24 +529,13 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D "
-                             "instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is not None and not is_batched:
-            hx = hx.unsqueeze(0)
+        input, hx, is_batched = self._batched("RNNCell", input, hx)
         if self.nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif self.nonlinearity == "relu":
             mode = "RNN_RELU"
         else:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        self._check(input, () if hx is None else (hx,), "RNNCell")
         ret, _ = _rnn.cell_forward(mode, input, hx, None, self.weight_ih, self.weight_hh,
                                    self.bias_ih, self.bias_hh)
         if not is_batched:
@@ -586,18 +591,7 @@ class GRUCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D "
-                             "instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is not None and not is_batched:
-            hx = hx.unsqueeze(0)
-        self._check(input, () if hx is None else (hx,), "GRUCell")
+        input, hx, is_batched = self._batched("GRUCell", input, hx)
         ret, _ = _rnn.cell_forward("GRU", input, hx, None, self.weight_ih, self.weight_hh,
                                    self.bias_ih, self.bias_hh)
         if not is_batched:
