@@ -316,6 +316,39 @@ def test_conv_in_batch_chunks(chunk, monkeypatch):
     assert gradcheck(lambda x, w: F.conv2d(x, w, None, **kw), (t64(x[:3]), t64(w)))
 
 
+@pytest.mark.parametrize("need_x", [False, True])
+def test_conv_kept_patches(need_x, monkeypatch):
+    # a small forward keeps its patch matrix for the weight gradient: the same gradients
+    # as rebuilding it, also for a second backward (retain_graph) and under create_graph
+    from ember.nn._functional import conv as conv_mod
+
+    x, w, b = rand(3, 4, 7, 6), rand(6, 2, 3, 2), rand(6)
+    kw = dict(stride=(2, 1), padding=1, groups=2)
+    g = rand(*conv_ref(x, w, b, **kw).shape)
+
+    def grads(twice=False):
+        xt, wt, bt = t64(x, need_x), t64(w), t64(b)
+        y = F.conv2d(xt, wt, bt, **kw)
+        kept = y.grad_fn._cols is not None
+        y.backward(t64(g, False), retain_graph=twice)
+        if twice:
+            y.backward(t64(g, False))
+        out = [wt.grad.numpy(), bt.grad.numpy()] + ([xt.grad.numpy()] if need_x else [])
+        return kept, out
+
+    kept, a = grads()
+    assert kept
+    _, a2 = grads(twice=True)
+    monkeypatch.setattr(conv_mod, "_KEEP_BYTES", 0)
+    kept, c = grads()
+    assert not kept
+    for u, v, v2 in zip(a, c, a2, strict=True):
+        np.testing.assert_allclose(u, v, atol=1e-12)
+        np.testing.assert_allclose(v2, 2 * v, atol=1e-12)
+    monkeypatch.setattr(conv_mod, "_KEEP_BYTES", 8 << 20)
+    assert gradgradcheck(lambda x, w: F.conv2d(x, w, None, **kw), (t64(x[:2]), t64(w)))
+
+
 @pytest.mark.parametrize("nd,xs,ws,kw", [CONV_CASES[0], CONV_CASES[2], CONV_CASES[5]])
 def test_conv_pure_array_path(nd, xs, ws, kw, monkeypatch):
     # the xp (CuPy-compatible) im2col/col2im give the compiled kernels' results
@@ -391,6 +424,22 @@ def test_max_pool_nan_and_inf(fallback, dtype, monkeypatch):
     np.testing.assert_array_equal(arr(y), ry.astype(dtype))
     np.testing.assert_array_equal(i.numpy(), ri)
     np.testing.assert_array_equal(i.numpy(), [[[1, 3, 7, 9]]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,ceil", [((3, 4, 8, 10), False), ((2, 3, 9, 7), False),
+                                        ((2, 3, 9, 7), True)])
+def test_max_pool_2x2_fast_path(dtype, shape, ceil):
+    # MaxPool2d(2) takes a dedicated 2x2/stride-2 kernel when its windows lie inside the
+    # plane: ties, NaN (the last one wins) and -inf windows as the reference
+    x = RNG.integers(-2, 3, size=shape).astype(dtype)
+    x[RNG.random(shape) < 0.1] = np.nan
+    x[RNG.random(shape) < 0.15] = -np.inf
+    x[0, 0, :2, :2] = -np.inf
+    y, i = F.max_pool2d(ember.tensor(x), 2, return_indices=True, ceil_mode=ceil)
+    ry, ri = max_pool_ref(x.astype(np.float64), (2, 2), (2, 2), (0, 0), (1, 1), ceil)
+    np.testing.assert_array_equal(arr(y), ry.astype(dtype))
+    np.testing.assert_array_equal(i.numpy(), ri)
 
 
 def test_max_pool_window_without_input():

@@ -563,12 +563,46 @@ cdef extern from *:
     }
     EMBER_MAX_ROW(ember_max_row_f, float, uint32_t)
     EMBER_MAX_ROW(ember_max_row_d, double, uint64_t)
+    /* A whole output row of 2x2 windows at stride 2 lying inside the rows r0, r1 (the
+       common MaxPool2d(2)): the taps in PyTorch's order, the first one always taken
+       (from -inf at the first position it gives the same value and index). */
+    #define EMBER_TAP(T, U, V, POS)                                                    \
+        take = (V > m) | (V != V);                                                     \
+        um = (U)0 - (U)take;                                                           \
+        memcpy(&bv, &V, sizeof(T));                                                    \
+        bm = (bm & ~um) | (bv & um);                                                   \
+        memcpy(&m, &bm, sizeof(T));                                                    \
+        k = (k & ~-(int64_t)take) | ((int64_t)(POS) & -(int64_t)take);
+    #define EMBER_MAX_ROW_2X2(NAME, T, U)                                               \
+    static inline void NAME(const T* __restrict r0, const T* __restrict r1,            \
+                            T* __restrict o, int64_t* __restrict ib, Py_ssize_t OW,   \
+                            int64_t base, int64_t W) {                                 \
+        for (Py_ssize_t ow = 0; ow < OW; ++ow) {                                       \
+            Py_ssize_t i = 2 * ow;                                                     \
+            T m = r0[i], v1 = r0[i + 1], v2 = r1[i], v3 = r1[i + 1];                   \
+            int64_t k = base + i;                                                      \
+            int take;                                                                  \
+            U um, bv, bm;                                                              \
+            memcpy(&bm, &m, sizeof(T));                                                \
+            EMBER_TAP(T, U, v1, base + i + 1)                                          \
+            EMBER_TAP(T, U, v2, base + W + i)                                          \
+            EMBER_TAP(T, U, v3, base + W + i + 1)                                      \
+            o[ow] = m;                                                                 \
+            ib[ow] = k;                                                                \
+        }                                                                              \
+    }
+    EMBER_MAX_ROW_2X2(ember_max_row_2x2_f, float, uint32_t)
+    EMBER_MAX_ROW_2X2(ember_max_row_2x2_d, double, uint64_t)
     """
     void ember_max_row_f(const float* row, float* o, i64* ib, Py_ssize_t lo, Py_ssize_t hi,
                          Py_ssize_t sw, Py_ssize_t off, i64 rowbase) noexcept nogil
     void ember_max_row_d(const double* row, double* o, i64* ib, Py_ssize_t lo,
                          Py_ssize_t hi, Py_ssize_t sw, Py_ssize_t off,
                          i64 rowbase) noexcept nogil
+    void ember_max_row_2x2_f(const float* r0, const float* r1, float* o, i64* ib,
+                             Py_ssize_t OW, i64 base, i64 W) noexcept nogil
+    void ember_max_row_2x2_d(const double* r0, const double* r1, double* o, i64* ib,
+                             Py_ssize_t OW, i64 base, i64 W) noexcept nogil
 
 
 cdef inline Py_ssize_t _first_valid(Py_ssize_t start, Py_ssize_t dil) noexcept nogil:
@@ -588,6 +622,22 @@ cdef void _max_plane_regular(const floating_t* x, floating_t* out, i64* idx,
     cdef i64* ib
     cdef const floating_t* row
     cdef i64 first
+    if (r.KH == 2 and r.KW == 2 and r.sh == 2 and r.sw == 2 and r.ph == 0 and r.pw == 0
+            and r.dh == 1 and r.dw == 1 and r.KD == 1 and r.pd == 0
+            and (r.OD - 1) * r.sd < r.D and 2 * r.OH <= r.H and 2 * r.OW <= r.W):
+        # 2x2 windows at stride 2, all inside the plane
+        for od in range(r.OD):
+            for oh in range(r.OH):
+                rowbase = (od * r.sd * r.H + 2 * oh) * r.W
+                o = out + (od * r.OH + oh) * r.OW
+                ib = idx + (od * r.OH + oh) * r.OW
+                if floating_t is float:
+                    ember_max_row_2x2_f(x + rowbase, x + rowbase + r.W, o, ib, r.OW,
+                                        rowbase, r.W)
+                else:
+                    ember_max_row_2x2_d(x + rowbase, x + rowbase + r.W, o, ib, r.OW,
+                                        rowbase, r.W)
+        return
     for od in range(r.OD):
         d0 = od * r.sd - r.pd
         for oh in range(r.OH):

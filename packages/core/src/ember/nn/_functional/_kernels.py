@@ -14,11 +14,15 @@ The batch goes through this in chunks of samples whose patch matrix is a few MB
 (conv._CHUNK_BYTES), so that the patches are read back by the GEMM from cache rather
 than main memory (a quarter less time on ResNet's first layers); the weight gradient
 adds up the chunks' GEMMs.
-The patch matrix is the biggest array of a convolution (K times the input) and lives
-only inside one call: it is not saved for backward (backward recomputes it from the
-saved input), and it is written into a per-thread workspace that is reused from call to
-call, because a fresh allocation of that size is a fresh mmap whose page faults cost
-about as much as the GEMM on the small networks this is for.
+The patch matrix is the biggest array of a convolution (K times the input). When the
+whole batch is one chunk of at most conv._KEEP_BYTES (and the kept ones together stay
+under conv._KEEP_TOTAL_BYTES), the forward writes it into a fresh array kept on the node
+for the weight gradient, which the first backward uses and drops (LeNet-sized networks,
+where building it again cost as much as the GEMMs). Otherwise it lives only inside one
+call: backward recomputes it from the saved input, and it is written into a per-thread
+workspace that is reused from call to call, because a fresh allocation of that size is a
+fresh mmap whose page faults cost about as much as the GEMM on the small networks this
+is for.
 """
 
 from __future__ import annotations

@@ -229,8 +229,36 @@ def _wino_backward(x, g, w, geo, in_sp, need_input, need_weight, cd):
     return gx, gw
 
 
-def conv_forward(x, w, b, geo, out_sp):
-    """y (N, Cout, *out) = conv(x, w) + b, arrays in (N, C, *spatial) layout."""
+# A forward whose patch matrix is one chunk of at most this size keeps it for the weight
+# gradient (see Convolution), so that backward does not build it again; all the patch
+# matrices kept at one time are held to _KEEP_TOTAL_BYTES.
+_KEEP_BYTES = 8 << 20
+_KEEP_TOTAL_BYTES = 64 << 20
+_kept_bytes = 0
+
+
+class _KeptCols:
+    """A patch matrix kept from forward for backward, counted in _kept_bytes while it lives."""
+
+    __slots__ = ("cols", "nbytes")
+
+    def __init__(self, cols):
+        global _kept_bytes
+        self.cols = cols
+        self.nbytes = cols.nbytes
+        _kept_bytes += self.nbytes
+
+    def __del__(self):
+        global _kept_bytes
+        _kept_bytes -= self.nbytes
+
+
+def conv_forward(x, w, b, geo, out_sp, keep=None):
+    """y (N, Cout, *out) = conv(x, w) + b, arrays in (N, C, *spatial) layout.
+
+    With ``keep`` (a list), a patch matrix small enough to keep (see _KEEP_BYTES) is
+    appended to it as a _KeptCols, for :func:`conv_backward`'s ``cols``.
+    """
     xp = xp_of(x)
     if _use_winograd(x, geo, x.shape[1], w.shape[0], out_sp):
         return _wino_forward(x, w, b, geo, out_sp, x.dtype)
@@ -249,9 +277,19 @@ def conv_forward(x, w, b, geo, out_sp):
     p = math.prod(out3)
     w3 = xp.ascontiguousarray(w).reshape(groups, og, cg * kk)
     y = xp.empty((n, cout, p), dtype=cd)
-    for s, e in _chunks(n, c * kk * p * x5.itemsize):
+    chunks = _chunks(n, c * kk * p * x5.itemsize)
+    nbytes = n * c * kk * p * x5.itemsize
+    if keep is not None and (len(chunks) != 1 or nbytes > _KEEP_BYTES
+                             or _kept_bytes + nbytes > _KEEP_TOTAL_BYTES):
+        keep = None
+    for s, e in chunks:
         m = e - s
-        cols = _patches(x5[s:e], geo, out3)
+        if keep is not None:
+            cols = K.im2col(x5, xp.empty((c * kk, n, p), cd), geo.kernel, geo.stride,
+                            geo.padding, geo.dilation, out3)
+            keep.append(_KeptCols(cols))
+        else:
+            cols = _patches(x5[s:e], geo, out3)
         y2 = _group_dot(xp, w3, cols.reshape(groups, cg * kk, m * p),
                         out=_scratch(xp, (groups, og, m * p), cd, 1, x5))
         yt = y2.reshape(cout, m, p).transpose(1, 0, 2)
@@ -263,12 +301,13 @@ def conv_forward(x, w, b, geo, out_sp):
     return y.astype(out_dtype) if y.dtype != out_dtype else y
 
 
-def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True):
+def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True, cols=None):
     """(gx, gW): the input and weight gradients of conv_forward for the output gradient g,
     in one pass over the batch (gx = conv^T(g, w); either may be skipped, giving None).
 
     ``x`` is only read for the weight gradient (pass None without it), ``w`` only for
-    the input gradient.
+    the input gradient. ``cols``: the whole patch matrix of ``x`` that conv_forward kept,
+    or None.
     """
     xp = xp_of(g)
     nd, groups = geo.nd, geo.groups
@@ -305,16 +344,23 @@ def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True):
         gx = None
     cg = c // groups
     first = True
-    for s, e in _chunks(n, max(c * kk, cout) * p * g3.itemsize):
+    chunks = _chunks(n, max(c * kk, cout) * p * g3.itemsize)
+    if cols is not None and (len(chunks) != 1 or cols.dtype != cd
+                             or cols.shape != (c * kk, n, p)):
+        cols = None
+    for s, e in chunks:
         m = e - s
         gt = _grad_columns(xp, g3[s:e], groups)
         if need_weight:
-            cols = _patches(x5[s:e], geo, out3).reshape(groups, cg * kk, m * p)
+            if cols is None:
+                cols = _patches(x5[s:e], geo, out3)
+            cols = cols.reshape(groups, cg * kk, m * p)
             if first:
                 _group_dot(xp, gt, cols.transpose(0, 2, 1), out=gw)
             else:
                 gw += _group_dot(xp, gt, cols.transpose(0, 2, 1),
                                  out=_scratch(xp, gw.shape, cd, 2, g3))
+            cols = None
         if need_input:
             dcols = _group_dot(xp, w3t, gt,
                                out=_scratch(xp, (groups, cg * kk, m * p), cd, 0, g3))
@@ -360,17 +406,25 @@ class Convolution(Node):
 
     def forward(self, x, w, b, geo, out_sp):
         self.geo = geo
-        return conv_forward(x, w, b, geo, out_sp)
+        # The patch matrix, when small, is kept for the weight gradient (dropped by the
+        # first backward; x itself is saved and version-checked, so it is still x's).
+        keep = [] if is_grad_enabled() else None
+        y = conv_forward(x, w, b, geo, out_sp, keep)
+        self._cols = keep[0] if keep else None
+        return y
 
     def backward(self, g):
         x, w = self.saved_tensors
         need = self.needs_input_grad
         geo = self.geo
+        kept, self._cols = self._cols, None
         gb = _bias_grad(g) if len(need) > 2 and need[2] else None
-        if not is_grad_enabled() and need[0] and need[1]:
+        if not is_grad_enabled() and need[1]:
             # both gradients in one pass over the batch (one transpose of the gradient)
-            gx, gw = conv_backward(x._data, g._data, w._data, geo, tuple(x.shape[2:]))
-            return _wrap(gx), _wrap(gw), gb
+            gx, gw = conv_backward(x._data, g._data, w._data if need[0] else None, geo,
+                                   tuple(x.shape[2:]), need_input=need[0],
+                                   cols=kept.cols if kept is not None else None)
+            return _wrap(gx) if gx is not None else None, _wrap(gw), gb
         gx = apply(ConvolutionBackward, g, w, None, geo, tuple(x.shape[2:])) \
             if need[0] else None
         gw = apply(ConvolutionWeightGrad, x, g, geo) if need[1] else None
