@@ -682,48 +682,24 @@ def test_lbfgs_complex_and_several_parameters():
     np.testing.assert_allclose(w.detach().numpy(), [[3.0, 3.0]], atol=1e-5)
 
 
-# --- swa_utils (AveragedModel and update_bn against a stand-in module until ember.nn) --
+# --- swa_utils -------------------------------------------------------------------------------
 
-class _Module:
-    """A duck-typed module: the nn.Module API AveragedModel and update_bn use."""
+class _Module(ember.nn.Module):
+    """One parameter ``w`` (the given leaf, shared) and one buffer ``buf``; forward is the
+    identity."""
 
-    def __init__(self, params, buffers=(), children=()):
-        self._params, self._buffers, self._children = list(params), list(buffers), children
-        self.training = True
+    def __init__(self, w, buf):
+        super().__init__()
+        self.w = ember.nn.Parameter(w)
+        self.register_buffer("buf", buf)
 
-    def parameters(self):
-        yield from self._params
-        for c in self._children:
-            yield from c.parameters()
-
-    def buffers(self):
-        yield from self._buffers
-        for c in self._children:
-            yield from c.buffers()
-
-    def modules(self):
-        yield self
-        for c in self._children:
-            yield from c.modules()
-
-    def train(self, mode=True):
-        for m in self.modules():
-            m.training = mode
-        return self
-
-    def to(self, device):
-        return self
-
-    def __call__(self, x):
-        for c in self._children:
-            x = c(x)
+    def forward(self, x):
         return x
 
 
 def test_averaged_model_swa_and_ema():
-    w = _leaf([0.0, 0.0])
-    buf = ember.tensor([5.0])
-    model = _Module([w], [buf])
+    model = _Module(ember.tensor([0.0, 0.0]), ember.tensor([5.0]))
+    w, buf = model.w, model.buf
     swa = swa_utils.AveragedModel(model)
     ema = swa_utils.AveragedModel(model, multi_avg_fn=swa_utils.get_ema_multi_avg_fn(0.5))
     custom = swa_utils.AveragedModel(model, avg_fn=lambda a, c, n: a + c)
@@ -750,8 +726,8 @@ def test_averaged_model_swa_and_ema():
 
 
 def test_averaged_model_use_buffers_and_swa_multi():
-    w, buf = _leaf([2.0]), ember.tensor([10.0])
-    model = _Module([w], [buf])
+    model = _Module(ember.tensor([2.0]), ember.tensor([10.0]))
+    w, buf = model.w, model.buf
     avg = swa_utils.AveragedModel(model, use_buffers=True,
                                   multi_avg_fn=swa_utils.get_swa_multi_avg_fn())
     for v in (2.0, 4.0, 9.0):

@@ -7,7 +7,6 @@ averaged weights, and :class:`SWALR` anneals the learning rate to a constant for
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 import warnings
@@ -18,10 +17,12 @@ from ember._dtype import int64
 from ember._ops.creation import tensor as _tensor
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import no_grad
+from ember.nn.modules.batchnorm import _BatchNorm
+from ember.nn.modules.module import Module
 from ember.optim._lr_base import LRScheduler, _format_param
 
 __all__ = [
-    "AveragedModel",  # noqa: F822 - made on first use (module __getattr__)
+    "AveragedModel",
     "update_bn",
     "SWALR",
     "get_ema_multi_avg_fn",
@@ -98,41 +99,7 @@ def get_swa_avg_fn():
     return swa_update
 
 
-# NOTE [ AveragedModel before ember.nn ]
-# AveragedModel is an nn.Module in PyTorch (its state_dict holds the averaged module's
-# state and n_averaged), so its class is made when it is first asked for (the module
-# __getattr__ below), on ember.nn.Module where that exists, else on the small stand-in
-# below, which has just what AveragedModel itself uses. Making it late also keeps
-# `import ember.optim` from importing ember.nn, whatever order ember imports them in.
-# AveragedModel's own code touches the wrapped model only through the Module API
-# (parameters(), buffers(), modules(), train(), deepcopy), so both bases behave alike.
-class _ModuleStandIn:
-    def __init__(self) -> None:
-        self.training = True
-
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
-
-    def register_buffer(self, name: str, value) -> None:
-        setattr(self, name, value)
-
-    def parameters(self, recurse: bool = True):
-        return self.module.parameters()
-
-    def buffers(self, recurse: bool = True):
-        yield self.n_averaged
-        yield from self.module.buffers()
-
-
-def _module_base():
-    if importlib.util.find_spec("ember.nn") is not None:
-        from ember.nn import Module
-
-        return Module
-    return _ModuleStandIn
-
-
-class _AveragedModel:
+class AveragedModel(Module):
     r"""Keeps an average of a model's parameters: Stochastic Weight Averaging (SWA) by
     default, an exponential moving average (EMA) with ``multi_avg_fn=
     get_ema_multi_avg_fn(decay)``, or any average through ``avg_fn`` / ``multi_avg_fn``.
@@ -232,27 +199,7 @@ class _AveragedModel:
                     p_avg.copy_(avg_fn(p_avg, p_model, n_averaged))
 
 
-_AVERAGED_MODEL = None
-
-
-def _averaged_model_class():
-    global _AVERAGED_MODEL
-    if _AVERAGED_MODEL is None:
-        _AVERAGED_MODEL = type("AveragedModel", (_AveragedModel, _module_base()),
-                               {"__module__": __name__, "__qualname__": "AveragedModel",
-                                "__doc__": _AveragedModel.__doc__})
-    return _AVERAGED_MODEL
-
-
-def __getattr__(name: str):
-    if name == "AveragedModel":
-        return _averaged_model_class()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _is_batchnorm(module) -> bool:
-    from ember.nn.modules.batchnorm import _BatchNorm
-
     return isinstance(module, _BatchNorm)
 
 
