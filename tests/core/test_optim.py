@@ -564,6 +564,32 @@ def test_optimizer_pickles_and_deep_copies():
         assert clone.state[q]["step"].item() == 2.0
 
 
+@pytest.mark.parametrize("cls,kwargs,counters", [
+    (optim.Adam, {}, ("step",)), (optim.NAdam, {}, ("step", "mu_product")),
+    (optim.ASGD, {}, ("step", "eta", "mu")), (optim.RMSprop, {}, ("step",)),
+    (optim.SGD, {"momentum": 0.9}, ()),
+])
+def test_unpickling_an_old_optimizer_fills_in_what_it_lacked(cls, kwargs, counters):
+    # a checkpoint pickled before some group options existed and with counters as numbers
+    p = _leaf([1.0, 2.0])
+    opt = cls([p], lr=0.1, **kwargs)
+    p.grad = _g([1.0, 1.0])
+    opt.step()
+    state = opt.__getstate__()
+    for key in ("maximize", "foreach", "differentiable"):
+        del state["param_groups"][0][key]
+    for key in counters:
+        state["state"][p][key] = state["state"][p][key].item()
+    old = cls.__new__(cls)
+    old.__setstate__(state)
+    group = old.param_groups[0]
+    assert group["maximize"] is False and group["foreach"] is None
+    assert group["differentiable"] is False
+    for key in counters:
+        assert isinstance(old.state[p][key], ember.Tensor), key
+    old.step()  # and it still steps
+
+
 def test_functional_forms():
     p = _leaf([1.0, 2.0])
     g = _g([0.5, 0.5])
