@@ -13,7 +13,6 @@ from ember.optim.optimizer import (
     _increment,
     _reject_differentiable,
     _step_tensor,
-    _tensors_to_steps,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -60,33 +59,18 @@ class Adadelta(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _tensors_to_steps(self)
+    _group_defaults = {
+        "foreach": None, "maximize": False, "differentiable": False, "capturable": False
+    }
+    _counter_keys = ("step",)
 
     def _init_group(self, group, params_with_grad, grads, square_avgs, acc_deltas,
                     state_steps) -> bool:
-        has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            has_complex |= p.is_complex()
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["square_avg"] = zeros_like(p)
-                state["acc_delta"] = zeros_like(p)
-            square_avgs.append(state["square_avg"])
-            acc_deltas.append(state["acc_delta"])
-            state_steps.append(state["step"])
-        return has_complex
+        return self._gather(group, params_with_grad, grads,
+                            {"square_avg": square_avgs, "acc_delta": acc_deltas,
+                             "step": state_steps},
+                            lambda p: {"step": _step_tensor(), "square_avg": zeros_like(p),
+                                       "acc_delta": zeros_like(p)})
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

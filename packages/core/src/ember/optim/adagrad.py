@@ -77,17 +77,8 @@ class Adagrad(Optimizer):
             value = complex(value, value)
         return full_like(p, value)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        fused = None
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            fused = group.setdefault("fused", None)
-        for s in self.state.values():
-            if "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = _step_tensor(s["step"], fused)
+    _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
+    _counter_keys = ("step",)
 
     def share_memory(self) -> None:
         """Move the sums of squared gradients to shared memory (for Hogwild training)."""
@@ -96,22 +87,12 @@ class Adagrad(Optimizer):
                 self.state[p]["sum"].share_memory_()
 
     def _init_group(self, group, params_with_grad, grads, state_sums, state_steps):
-        has_sparse_grad, has_complex = False, False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            has_complex |= p.is_complex()
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                # A parameter added after construction (add_param_group).
-                state["step"] = _step_tensor(0.0, group["fused"])
-                state["sum"] = self._initial_sum(
-                    p, self.defaults["initial_accumulator_value"])
-            state_sums.append(state["sum"])
-            state_steps.append(state["step"])
-        return has_sparse_grad, has_complex
+        # A parameter without state was added after construction (add_param_group).
+        has_complex = self._gather(
+            group, params_with_grad, grads, {"sum": state_sums, "step": state_steps},
+            lambda p: {"step": _step_tensor(0.0, group["fused"]),
+                       "sum": self._initial_sum(p, self.defaults["initial_accumulator_value"])})
+        return False, has_complex
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -13,7 +13,6 @@ from ember.optim.optimizer import (
     _increment,
     _reject_differentiable,
     _step_tensor,
-    _tensors_to_steps,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -94,41 +93,27 @@ class Adam(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        fused = None
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            fused = group.setdefault("fused", None)
-        _tensors_to_steps(self, is_fused=fused)
+    _group_defaults = {
+        "amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+        "differentiable": False, "decoupled_weight_decay": False, "fused": None
+    }
+    _counter_keys = ("step",)
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs,
                     max_exp_avg_sqs, state_steps) -> bool:
-        has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            has_complex |= p.is_complex()
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _step_tensor(0.0, group["fused"])
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = zeros_like(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            if group["amsgrad"]:
-                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
-            state_steps.append(state["step"])
-        return has_complex
+        amsgrad = group["amsgrad"]
+        states = {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs, "step": state_steps}
+        if amsgrad:
+            states["max_exp_avg_sq"] = max_exp_avg_sqs
+
+        def init(p):
+            state = {"step": _step_tensor(0.0, group["fused"]), "exp_avg": zeros_like(p),
+                     "exp_avg_sq": zeros_like(p)}
+            if amsgrad:
+                state["max_exp_avg_sq"] = zeros_like(p)
+            return state
+
+        return self._gather(group, params_with_grad, grads, states, init)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -13,7 +13,6 @@ from ember.optim.optimizer import (
     _increment,
     _reject_differentiable,
     _step_tensor,
-    _tensors_to_steps,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -58,35 +57,18 @@ class ASGD(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _tensors_to_steps(self, keys=("step", "eta", "mu"))
+    _group_defaults = {
+        "foreach": None, "maximize": False, "differentiable": False, "capturable": False
+    }
+    _counter_keys = ("step", "eta", "mu")
 
     def _init_group(self, group, params_with_grad, grads, mus, axs, etas,
                     state_steps) -> bool:
-        has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            has_complex |= p.is_complex()
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["eta"] = _step_tensor(_to_scalar(group["lr"]))
-                state["mu"] = _step_tensor(1.0)
-                state["ax"] = zeros_like(p)
-            mus.append(state["mu"])
-            axs.append(state["ax"])
-            etas.append(state["eta"])
-            state_steps.append(state["step"])
-        return has_complex
+        return self._gather(group, params_with_grad, grads,
+                            {"mu": mus, "ax": axs, "eta": etas, "step": state_steps},
+                            lambda p: {"step": _step_tensor(),
+                                       "eta": _step_tensor(_to_scalar(group["lr"])),
+                                       "mu": _step_tensor(1.0), "ax": zeros_like(p)})
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -14,7 +14,6 @@ from ember.optim.optimizer import (
     _increment,
     _reject_differentiable,
     _step_tensor,
-    _tensors_to_steps,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -67,36 +66,19 @@ class NAdam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-        _tensors_to_steps(self, keys=("step", "mu_product"))
+    _group_defaults = {
+        "maximize": False, "foreach": None, "capturable": False, "differentiable": False,
+        "decoupled_weight_decay": False
+    }
+    _counter_keys = ("step", "mu_product")
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs,
                     mu_products, state_steps) -> bool:
-        has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            has_complex |= p.is_complex()
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["mu_product"] = _step_tensor(1.0)
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            mu_products.append(state["mu_product"])
-            state_steps.append(state["step"])
-        return has_complex
+        return self._gather(group, params_with_grad, grads,
+                            {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs,
+                             "mu_product": mu_products, "step": state_steps},
+                            lambda p: {"step": _step_tensor(), "mu_product": _step_tensor(1.0),
+                                       "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)})
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -205,6 +205,12 @@ class Optimizer:
         if step is not None and not getattr(step, "_hooked", False):
             cls.step = _with_step_hooks(step)
 
+    # What __setstate__ fills in for checkpoints pickled before these existed: the param
+    # group entries each group lacks, and the per-parameter counters kept as Python numbers
+    # then, which become tensors again.
+    _group_defaults: dict[str, Any] = {}
+    _counter_keys: tuple[str, ...] = ()
+
     def __init__(self, params, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict[int, Any] = OrderedDict()
@@ -243,6 +249,31 @@ class Optimizer:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._group_defaults.items():
+                group.setdefault(key, value)
+        if self._counter_keys:
+            fused = self.param_groups[-1].get("fused") if self.param_groups else None
+            _tensors_to_steps(self, self._counter_keys, is_fused=fused)
+
+    def _gather(self, group, params, grads, states, init) -> bool:
+        """Append the parameters of ``group`` that have a gradient to ``params``, their
+        gradients to ``grads`` and, for each ``key: list`` of ``states``, their state entry
+        ``key`` to the list; a parameter without state first gets ``init(p)`` (a dict, in
+        the order PyTorch's state_dict shows it). Returns whether any of them is complex."""
+        has_complex = False
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            has_complex |= p.is_complex()
+            params.append(p)
+            grads.append(p.grad)
+            state = self.state[p]
+            if len(state) == 0:
+                state.update(init(p))
+            for key, out in states.items():
+                out.append(state[key])
+        return has_complex
 
     def __repr__(self) -> str:
         format_string = self.__class__.__name__ + " ("

@@ -14,7 +14,6 @@ from ember.optim.optimizer import (
     _increment,
     _reject_differentiable,
     _step_tensor,
-    _tensors_to_steps,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -60,34 +59,19 @@ class RAdam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
-        _tensors_to_steps(self)
+    _group_defaults = {
+        "foreach": None, "maximize": False, "differentiable": False,
+        "decoupled_weight_decay": False, "capturable": False
+    }
+    _counter_keys = ("step",)
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs,
                     state_steps) -> bool:
-        has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            has_complex |= p.is_complex()
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            state_steps.append(state["step"])
-        return has_complex
+        return self._gather(group, params_with_grad, grads,
+                            {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs,
+                             "step": state_steps},
+                            lambda p: {"step": _step_tensor(), "exp_avg": zeros_like(p),
+                                       "exp_avg_sq": zeros_like(p)})
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -13,7 +13,6 @@ from ember.optim.optimizer import (
     _increment,
     _reject_differentiable,
     _step_tensor,
-    _tensors_to_steps,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -68,41 +67,30 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _tensors_to_steps(self)
+    _group_defaults = {
+        "momentum": 0, "centered": False, "foreach": None, "maximize": False,
+        "differentiable": False, "capturable": False
+    }
+    _counter_keys = ("step",)
 
     def _init_group(self, group, params_with_grad, grads, square_avgs, momentum_buffer_list,
                     grad_avgs, state_steps) -> bool:
-        has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            has_complex |= p.is_complex()
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["square_avg"] = zeros_like(p)
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = zeros_like(p)
-                if group["centered"]:
-                    state["grad_avg"] = zeros_like(p)
-            square_avgs.append(state["square_avg"])
-            state_steps.append(state["step"])
-            if group["momentum"] > 0:
-                momentum_buffer_list.append(state["momentum_buffer"])
-            if group["centered"]:
-                grad_avgs.append(state["grad_avg"])
-        return has_complex
+        momentum, centered = group["momentum"] > 0, group["centered"]
+        states = {"square_avg": square_avgs, "step": state_steps}
+        if momentum:
+            states["momentum_buffer"] = momentum_buffer_list
+        if centered:
+            states["grad_avg"] = grad_avgs
+
+        def init(p):
+            state = {"step": _step_tensor(), "square_avg": zeros_like(p)}
+            if momentum:
+                state["momentum_buffer"] = zeros_like(p)
+            if centered:
+                state["grad_avg"] = zeros_like(p)
+            return state
+
+        return self._gather(group, params_with_grad, grads, states, init)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -13,7 +13,6 @@ from ember.optim.optimizer import (
     _increment,
     _reject_differentiable,
     _step_tensor,
-    _tensors_to_steps,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -55,34 +54,19 @@ class Rprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _tensors_to_steps(self)
+    _group_defaults = {
+        "foreach": None, "maximize": False, "differentiable": False, "capturable": False
+    }
+    _counter_keys = ("step",)
 
     def _init_group(self, group, params, grads, prevs, step_sizes, state_steps) -> bool:
-        has_complex = False
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            has_complex |= p.is_complex()
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["prev"] = zeros_like(p)
-                lr = _to_scalar(group["lr"])
-                state["step_size"] = full_like(p.grad, complex(lr, lr) if p.is_complex()
-                                               else lr)
-            prevs.append(state["prev"])
-            step_sizes.append(state["step_size"])
-            state_steps.append(state["step"])
-        return has_complex
+        def init(p):
+            lr = _to_scalar(group["lr"])
+            return {"step": _step_tensor(), "prev": zeros_like(p),
+                    "step_size": full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)}
+
+        return self._gather(group, params, grads,
+                            {"prev": prevs, "step_size": step_sizes, "step": state_steps}, init)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -70,14 +70,10 @@ class SGD(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    _group_defaults = {
+        "nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+        "fused": False
+    }
 
     def _init_group(self, group, params, grads, momentum_buffer_list) -> bool:
         for p in group["params"]:
