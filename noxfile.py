@@ -74,6 +74,7 @@ def lint(session: nox.Session) -> None:
     cython_files = sorted(
         glob.glob("packages/**/*.pyx", recursive=True)
         + glob.glob("packages/**/*.pxd", recursive=True)
+        + glob.glob("packages/**/*.pxi", recursive=True)
     )
     if cython_files:
         # The maximum line length and other settings are in pyproject.toml [tool.cython-lint].
