@@ -105,5 +105,3 @@ def index_add_rows(out, index, src, alpha=1.0):
     else:
         raise TypeError(f"index_add_rows supports float32 and float64, not {out.dtype}")
     return out
-
-

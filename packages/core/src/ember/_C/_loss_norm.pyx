@@ -316,7 +316,6 @@ cdef inline void _rowbn_dx(const floating_t* dy, const floating_t* x, floating_t
         ember_rowbn_dx_d(dy, x, dx, n, mean, mean_dy, k, a)
 
 
-
 # ---------------------------------------------------------------------------
 # argument checks (with the GIL)
 
@@ -390,10 +389,10 @@ cdef inline double _ce_row(const floating_t* xr, Py_ssize_t C, Py_ssize_t stride
     """The loss of one row of logits ``xr[c * stride]``; its log-sum-exp in ``lse``."""
     cdef Py_ssize_t c
     cdef floating_t m
-    cdef double v, acc = 0.0, l, wx = 0.0
+    cdef double v, acc = 0.0, lse_v, wx = 0.0
     if stride == 1:
         m = _max(xr, C)
-        l = m + log(_sumexp(xr, C, m))
+        lse_v = m + log(_sumexp(xr, C, m))
         if smoothing != 0:
             wx = _dot(weight, xr, C) if has_weight else _sum(xr, C)
     else:
@@ -403,21 +402,21 @@ cdef inline double _ce_row(const floating_t* xr, Py_ssize_t C, Py_ssize_t stride
                 m = xr[c * stride]
         for c in range(C):
             acc = acc + exp(xr[c * stride] - m)
-        l = m + log(acc)
+        lse_v = m + log(acc)
         if smoothing != 0:
             for c in range(C):
                 wx = wx + (weight[c] if has_weight else 1.0) * xr[c * stride]
-    lse[0] = l
-    v = -(weight[t] if has_weight else 1.0) * (xr[t * stride] - l)
+    lse[0] = lse_v
+    v = -(weight[t] if has_weight else 1.0) * (xr[t * stride] - lse_v)
     if smoothing != 0:
         # the uniform part: -sum_c w_c * log p_c = sum(w) * lse - sum_c w_c * x_c
-        v = (1.0 - smoothing) * v + smoothing / C * (all_w * l - wx)
+        v = (1.0 - smoothing) * v + smoothing / C * (all_w * lse_v - wx)
     return v
 
 
 cdef inline void _ce_row_grad(const floating_t* xr, floating_t* dxr, Py_ssize_t C,
                               Py_ssize_t stride, cnp.int64_t t, const floating_t* weight,
-                              bint has_weight, double smoothing, double all_w, floating_t l,
+                              bint has_weight, double smoothing, double all_w, floating_t lse_v,
                               double g) noexcept nogil:
     # softmax - onehot, scaled; with smoothing
     # keep * wt * (p - onehot) + share * (p * sum(w) - w)
@@ -426,7 +425,7 @@ cdef inline void _ce_row_grad(const floating_t* xr, floating_t* dxr, Py_ssize_t 
     cdef double keep = 1.0 - smoothing, share = smoothing / C
     cdef double pscale = g * (keep * wt + share * all_w)
     if stride == 1:
-        _expscale(xr, dxr, C, l, <floating_t>pscale)
+        _expscale(xr, dxr, C, lse_v, <floating_t>pscale)
         if smoothing != 0:
             if has_weight:
                 _lin2(dxr, weight, dxr, C, 1, <floating_t>(-g * share), 0)
@@ -434,7 +433,7 @@ cdef inline void _ce_row_grad(const floating_t* xr, floating_t* dxr, Py_ssize_t 
                 _affine(dxr, dxr, C, 1, <floating_t>(-g * share))
     else:
         for c in range(C):
-            dxr[c * stride] = <floating_t>(pscale * exp(xr[c * stride] - l)
+            dxr[c * stride] = <floating_t>(pscale * exp(xr[c * stride] - lse_v)
                                            - g * share * (weight[c] if has_weight else 1.0))
     dxr[t * stride] = <floating_t>(dxr[t * stride] - g * keep * wt)
 
@@ -457,7 +456,7 @@ cdef double _ce_block_fwd(const floating_t* xn, Py_ssize_t C, Py_ssize_t S, Py_s
     cdef floating_t wx[CE_BLOCK]
     cdef Py_ssize_t c, i, s
     cdef cnp.int64_t t
-    cdef double l, v, wt, total = 0.0
+    cdef double lse_v, v, wt, total = 0.0
     for i in range(B):
         m[i] = xn[s0 + i]
         acc[i] = 0
@@ -476,13 +475,13 @@ cdef double _ce_block_fwd(const floating_t* xn, Py_ssize_t C, Py_ssize_t S, Py_s
             loss_n[s] = 0
             lse_n[s] = 0
             continue
-        l = m[i] + log(<double>acc[i])
+        lse_v = m[i] + log(<double>acc[i])
         wt = weight[t] if has_weight else 1.0
-        v = -wt * (xn[t * S + s] - l)
+        v = -wt * (xn[t * S + s] - lse_v)
         if smoothing != 0:
-            v = (1.0 - smoothing) * v + smoothing / C * (all_w * l - wx[i])
+            v = (1.0 - smoothing) * v + smoothing / C * (all_w * lse_v - wx[i])
         loss_n[s] = <floating_t>v
-        lse_n[s] = <floating_t>l
+        lse_n[s] = <floating_t>lse_v
         total = total + wt
     return total
 
@@ -538,7 +537,7 @@ cdef double _cross_entropy_fwd(const floating_t[:, :, ::1] x, const cnp.int64_t[
     cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
     cdef Py_ssize_t r, n, s
     cdef cnp.int64_t t
-    cdef double l = 0.0, total = 0.0
+    cdef double lse_v = 0.0, total = 0.0
     cdef double all_w = _sum_weights(&weight[0], has_weight, C)
     cdef Py_ssize_t nb = (S + CE_BLOCK - 1) // CE_BLOCK, b0
     if S > 1:
@@ -553,14 +552,14 @@ cdef double _cross_entropy_fwd(const floating_t[:, :, ::1] x, const cnp.int64_t[
         n = r // S
         s = r - n * S
         t = target[n, s]
-        l = 0.0
+        lse_v = 0.0
         if t == ignore_index:
             loss[n, s] = 0
             lse[n, s] = 0
         else:
             loss[n, s] = <floating_t>_ce_row(&x[n, 0, s], C, S, t, &weight[0], has_weight,
-                                             smoothing, all_w, &l)
-            lse[n, s] = <floating_t>l
+                                             smoothing, all_w, &lse_v)
+            lse[n, s] = <floating_t>lse_v
             total += weight[t] if has_weight else 1.0
     return total
 
