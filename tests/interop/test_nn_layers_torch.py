@@ -14,11 +14,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import torch.nn as tnn  # noqa: E402
+import torch.nn.functional as TF  # noqa: E402
+
 import ember  # noqa: E402
 import ember.nn as enn  # noqa: E402
 import ember.nn.functional as EF  # noqa: E402
-import torch.nn as tnn  # noqa: E402
-import torch.nn.functional as TF  # noqa: E402
 
 RTOL, ATOL = 1e-5, 1e-6
 
@@ -96,8 +97,8 @@ def _check_module(name, args, kwargs, shapes, *, seed=0, kind="float", train=Fal
     tm2 = getattr(tnn, name)(*args, **kwargs)
     tm2.load_state_dict({k: torch.tensor(_np(v).copy()) for k, v in em.state_dict().items()},
                         strict=True)
-    for (k, a), (_, b) in zip(tm2.state_dict().items(), em.state_dict().items()):
-        np.testing.assert_array_equal(_np(a), _np(b))
+    for (k, a), b in zip(tm2.state_dict().items(), em.state_dict().values()):
+        np.testing.assert_array_equal(_np(a), _np(b), err_msg=k)
 
 
 X = [(4, 6)]
@@ -352,9 +353,9 @@ def test_functional_embedding_matches_torch():
 def test_dropout_eval_and_extremes_match_torch():
     x = _inputs([(4, 6)], 1)[0]
     for p in (0.0, 1.0):
-        _check_functional(lambda a: EF.dropout(a, p), lambda a: TF.dropout(a, p), [x])
-        _check_functional(lambda a: EF.alpha_dropout(a, p, True),
-                          lambda a: TF.alpha_dropout(a, p, True), [x])
+        _check_functional(lambda a, p=p: EF.dropout(a, p), lambda a, p=p: TF.dropout(a, p), [x])
+        _check_functional(lambda a, p=p: EF.alpha_dropout(a, p, True),
+                          lambda a, p=p: TF.alpha_dropout(a, p, True), [x])
     _check_functional(lambda a: EF.dropout2d(a, 0.5, False), lambda a: TF.dropout2d(a, 0.5, False),
                       [x[None, None]])
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ember._backend import backend_of
 from ember._C._core import Node, is_grad_enabled
-from ember._ops._util import TensorBase, apply, wrap, xp_of
+from ember._ops._util import apply, wrap, xp_of
 
 __all__ = ["embedding", "embedding_bag"]
 

@@ -1,8 +1,11 @@
 """``ember.nn.utils``: gradient clipping, parameter/vector conversion and
 parametrizations (``parametrize``, ``parametrizations``)."""
 
-from ember.nn.utils import parametrizations, parametrize
-from ember.nn.utils import rnn  # noqa: F401
+from ember.nn.utils import (
+    parametrizations,
+    parametrize,
+    rnn,  # noqa: F401
+)
 from ember.nn.utils.clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
