@@ -189,6 +189,63 @@ def test_winograd_kernel_adjoints(dtype):
     np.testing.assert_allclose(np.sum(ty * g), np.sum(v * ag), rtol=1e-4)
 
 
+_BT = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64)
+_AT = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float64)
+
+
+def _tile_array(shape, dtype, gap):
+    """A tile array whose 16 positions lie ``gap`` elements apart, as conv.py makes them."""
+    size = int(np.prod(shape[1:]))
+    return np.zeros((16, size + gap), dtype)[:, :size].reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("h, w, p", [(7, 6, 1), (5, 9, 0), (1, 1, 2), (12, 3, 2), (33, 34, 1),
+                                     (4, 4, 1), (3, 17, 1)])
+@pytest.mark.parametrize("gap", [0, 16])
+def test_winograd_kernels_match_numpy(dtype, h, w, p, gap):
+    # each transform against its definition, tile by tile, on planes of odd and even sizes
+    n, c = 2, 3
+    oh, ow = h + 2 * p - 2, w + 2 * p - 2
+    th, tw = (oh + 1) // 2, (ow + 1) // 2
+    x = RNG.standard_normal((n, c, h, w)).astype(dtype)
+    xp = np.zeros((n, c, 2 * th + 2, 2 * tw + 2))
+    xp[:, :, p:p + h, p:p + w] = x[:, :, :2 * th + 2 - p, :2 * tw + 2 - p]
+    d = np.stack([xp[:, :, 2 * i:2 * i + 4, 2 * j:2 * j + 4] for i in range(th)
+                  for j in range(tw)], 2)                                  # (n, c, T, 4, 4)
+    want_v = np.einsum("ab,nctbd,ed->aecnt", _BT, d, _BT).reshape(16, c, n, th * tw)
+    v = K.winograd_input(x, _tile_array((16, c, n, th * tw), dtype, gap), (p, p), (th, tw))
+    np.testing.assert_allclose(v, want_v, rtol=1e-5, atol=1e-5)
+
+    m = RNG.standard_normal((16, c, n, th * tw)).astype(dtype)
+    m4 = m.reshape(4, 4, c, n, th, tw).astype(np.float64)
+    y = np.einsum("ai,ijcnhw,bj->cnhawb", _AT, m4, _AT).reshape(c, n, 2 * th, 2 * tw)
+    want_y = y[:, :, :oh, :ow].transpose(1, 0, 2, 3)
+    mg = _tile_array(m.shape, dtype, gap)
+    mg[...] = m
+    got_y = K.winograd_output(mg, np.full((n, c, oh, ow), np.nan, dtype))
+    np.testing.assert_allclose(got_y, want_y, rtol=1e-5, atol=1e-5)
+
+    # the adjoints, through the dense matrices of the forward maps
+    g = RNG.standard_normal((n, c, oh, ow)).astype(dtype)
+    got = K.winograd_output_adjoint(g, _tile_array(m.shape, dtype, gap))
+    back = np.zeros((c, n, 2 * th, 2 * tw))
+    back[:, :, :oh, :ow] = g.transpose(1, 0, 2, 3)
+    b6 = back.reshape(c, n, th, 2, tw, 2)
+    want = np.einsum("ai,cnhawb,bj->ijcnhw", _AT, b6, _AT).reshape(16, c, n, th * tw)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    gx = np.full((n, c, h, w), 0.5, dtype)
+    K.winograd_input_adjoint(mg, gx, (p, p), (th, tw))
+    dv = m.reshape(4, 4, c, n, th * tw).astype(np.float64)
+    dd = np.einsum("ab,aecnt,ed->nctbd", _BT, dv, _BT)                    # (n, c, T, 4, 4)
+    gp = np.zeros_like(xp)
+    for i in range(th):
+        for j in range(tw):
+            gp[:, :, 2 * i:2 * i + 4, 2 * j:2 * j + 4] += dd[:, :, i * tw + j]
+    want_gx = 0.5 + gp[:, :, p:p + h, p:p + w]
+    np.testing.assert_allclose(gx, want_gx[:, :, :h, :w], rtol=1e-5, atol=1e-5)
+
+
 def test_winograd_kernel_errors():
     x = np.zeros((1, 2, 4, 4), np.float32)
     with pytest.raises(TypeError, match="float32 or float64"):
@@ -198,6 +255,14 @@ def test_winograd_kernel_errors():
     with pytest.raises(ValueError, match="C-contiguous"):
         K.winograd_input(x.transpose(0, 1, 3, 2), np.zeros((16, 2, 1, 4), np.float32),
                          (1, 1), (2, 2))
+    with pytest.raises(ValueError, match="must not overlap"):
+        buf = np.zeros(200, np.float32)
+        K.winograd_input(buf[:32].reshape(1, 2, 4, 4), buf[16:144].reshape(16, 2, 1, 4),
+                         (1, 1), (2, 2))
+    ro = np.zeros((16, 2, 1, 4), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        K.winograd_input(x, ro, (1, 1), (2, 2))
 
 
 def test_winograd_half_gradients(always_winograd):

@@ -10,11 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define EMBER_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define EMBER_CLONES
-#endif
+#include "_simd.h"
 
 #define EMBER_LANES 16
 #define EMBER_TILE 16

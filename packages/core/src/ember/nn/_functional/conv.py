@@ -159,6 +159,21 @@ def _wino_tiles(out_sp):
     return (out_sp[0] + 1) // 2, (out_sp[1] + 1) // 2
 
 
+# Each of the 16 transform positions of a tile array starts this many elements after the
+# end of the previous one. Without the gap the positions lie a power-of-two apart, and the
+# transforms, which write (or read) all 16 of them in one pass, kept evicting their own
+# cache lines (measured: the output-adjoint transform of 128@16x16, batch 32, took 4.8 ms
+# with contiguous positions, 1.1 ms with the gap).
+_WINO_GAP = 16
+
+
+def _wino_array(shape, cd, slot):
+    """A (16, C, N, T) workspace tile array whose positions are _WINO_GAP elements apart."""
+    size = math.prod(shape[1:])
+    buf = K.workspace((16, size + _WINO_GAP), cd, slot)
+    return buf[:, :size].reshape(shape)
+
+
 def _wino_weight(w, cd):
     """(16, Cout, C) = G w G^T of w (Cout, C, 3, 3)."""
     cout, c = w.shape[:2]
@@ -177,10 +192,9 @@ def _wino_forward(x, w, b, geo, out_sp, cd):
     y = np.empty((n, cout) + tuple(out_sp), dtype=cd)
     for s, e in _chunks(n, 16 * max(c, cout) * t * x.itemsize, _WINO_CHUNK_BYTES):
         m = e - s
-        v = K.workspace((16, c, m, t), cd, 0)
-        K.winograd_input(x[s:e], v, pad, tiles)
+        v = K.winograd_input(x[s:e], _wino_array((16, c, m, t), cd, 0), pad, tiles)
         mm = _group_dot(np, u, v.reshape(16, c, m * t),
-                        out=K.workspace((16, cout, m * t), cd, 1))
+                        out=_wino_array((16, cout, m * t), cd, 1))
         K.winograd_output(mm.reshape(16, cout, m, t), y[s:e])
     if b is not None:
         y += b.astype(cd, copy=False).reshape(cout, 1, 1)
@@ -209,17 +223,17 @@ def _wino_backward(x, g, w, geo, in_sp, need_input, need_weight, cd):
     first = True
     for s, e in _chunks(n, 16 * max(c, cout) * t * g.itemsize, _WINO_CHUNK_BYTES):
         m = e - s
-        dm = K.winograd_output_adjoint(g[s:e], K.workspace((16, cout, m, t), cd, 1))
+        dm = K.winograd_output_adjoint(g[s:e], _wino_array((16, cout, m, t), cd, 1))
         dm = dm.reshape(16, cout, m * t)
         if need_weight:
-            v = K.winograd_input(x[s:e], K.workspace((16, c, m, t), cd, 0), pad, tiles)
+            v = K.winograd_input(x[s:e], _wino_array((16, c, m, t), cd, 0), pad, tiles)
             vt = v.reshape(16, c, m * t).transpose(0, 2, 1)
             if first:
                 _group_dot(np, dm, vt, out=du)
             else:
                 du += _group_dot(np, dm, vt, out=K.workspace(du.shape, cd, 2))
         if need_input:
-            dv = _group_dot(np, ut, dm, out=K.workspace((16, c, m * t), cd, 0))
+            dv = _group_dot(np, ut, dm, out=_wino_array((16, c, m * t), cd, 0))
             K.winograd_input_adjoint(dv.reshape(16, c, m, t), gx[s:e], pad, tiles)
         first = False
     gw = None
