@@ -44,6 +44,13 @@ cdef inline Py_ssize_t _clip(Py_ssize_t v, Py_ssize_t lo, Py_ssize_t hi) noexcep
     return lo if v < lo else (hi if v > hi else v)
 
 
+cdef inline void _span(Py_ssize_t off, Py_ssize_t step, Py_ssize_t size, Py_ssize_t count,
+                       Py_ssize_t* lo, Py_ssize_t* hi) noexcept nogil:
+    # [lo, hi): the outputs o < count whose input o*step + off lies in [0, size)
+    lo[0] = _clip(_ceil_div(-off, step), 0, count)
+    hi[0] = _clip(_ceil_div(size - off, step), lo[0], count)
+
+
 cdef struct Geom:
     Py_ssize_t C, D, H, W          # input planes and their size
     Py_ssize_t KD, KH, KW          # kernel
@@ -147,12 +154,9 @@ cdef void _im2col_row(const floating_t* x, floating_t* cols, Py_ssize_t N, Py_ss
     kd = t % g.KD
     c = t // g.KD
     off = kw * g.dw - g.pw
-    # the outputs ow whose input column ow*sw + off lies in [0, W), and likewise for oh
-    lo = _clip(_ceil_div(-off, g.sw), 0, g.OW)
-    hi = _clip(_ceil_div(g.W - off, g.sw), lo, g.OW)
     hoff = kh * g.dh - g.ph
-    olo = _clip(_ceil_div(-hoff, g.sh), 0, g.OH)
-    ohi = _clip(_ceil_div(g.H - hoff, g.sh), olo, g.OH)
+    _span(off, g.sw, g.W, g.OW, &lo, &hi)
+    _span(hoff, g.sh, g.H, g.OH, &olo, &ohi)
     for n in range(N):
         dst = cols + row * g.rs + n * g.ns
         xp = x + (n * g.C + c) * size
@@ -174,28 +178,26 @@ cdef void _im2col_row(const floating_t* x, floating_t* cols, Py_ssize_t N, Py_ss
 @cython.wraparound(False)
 cdef void _col2im_plane(const floating_t* cols, floating_t* x, Py_ssize_t n, Py_ssize_t c,
                         const Geom* g) noexcept nogil:
-    # The adjoint of _im2col_plane: adds the rows of (n, c) into its (D, H, W) plane.
+    # The adjoint of _im2col_row: adds the rows of entry n and channel c into x, the
+    # (D, H, W) plane of (n, c). Plane by plane, so that threads never add into one plane.
     cdef Py_ssize_t kd, kh, kw, od, i_d, lo, hi, off, row, hoff, olo, ohi
     cdef const floating_t* src
     cdef Py_ssize_t OHW = g.OH * g.OW
     for kd in range(g.KD):
         for kh in range(g.KH):
+            hoff = kh * g.dh - g.ph
+            _span(hoff, g.sh, g.H, g.OH, &olo, &ohi)
+            if ohi == olo:
+                continue
             for kw in range(g.KW):
                 row = ((c * g.KD + kd) * g.KH + kh) * g.KW + kw
-                src = cols + row * g.rs + n * g.ns
+                src = cols + row * g.rs + n * g.ns + olo * g.OW
                 off = kw * g.dw - g.pw
-                lo = _clip(_ceil_div(-off, g.sw), 0, g.OW)
-                hi = _clip(_ceil_div(g.W - off, g.sw), lo, g.OW)
+                _span(off, g.sw, g.W, g.OW, &lo, &hi)
                 for od in range(g.OD):
                     i_d = od * g.sd - g.pd + kd * g.dd
-                    if i_d < 0 or i_d >= g.D:
-                        src += OHW
-                        continue
-                    hoff = kh * g.dh - g.ph
-                    olo = _clip(_ceil_div(-hoff, g.sh), 0, g.OH)
-                    ohi = _clip(_ceil_div(g.H - hoff, g.sh), olo, g.OH)
-                    if ohi > olo:
-                        _tap_add(src + olo * g.OW, x + (i_d * g.H + olo * g.sh + hoff) * g.W + off,
+                    if i_d >= 0 and i_d < g.D:
+                        _tap_add(src, x + (i_d * g.H + olo * g.sh + hoff) * g.W + off,
                                  g.sh * g.W, ohi - olo, g.OW, lo, hi, g.sw)
                     src += OHW
 
@@ -714,8 +716,7 @@ cdef void _max_plane_regular(const floating_t* x, floating_t* out, i64* idx,
                     row = x + rowbase
                     for e in range(r.KW):
                         off = e * r.dw - r.pw
-                        lo = _clip(_ceil_div(-off, r.sw), 0, r.OW)
-                        hi = _clip(_ceil_div(r.W - off, r.sw), lo, r.OW)
+                        _span(off, r.sw, r.W, r.OW, &lo, &hi)
                         if floating_t is float:
                             ember_max_row_f(row, o, ib, lo, hi, r.sw, off, rowbase)
                         else:
