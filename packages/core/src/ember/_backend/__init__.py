@@ -1,8 +1,8 @@
 """The device seam: the only package that knows which array library holds the data.
 
-Op code asks a tensor's backend for its array module (``xp``) and for the few kernels
-that differ between the CPU (NumPy) and CUDA (CuPy); it never imports numpy or cupy
-for data itself.
+A backend is a device (NOTE [ Backends are devices ] in ``_base``): ``cpu``, or one per GPU.
+Op code asks a tensor's backend for its array module (``xp``), its generator and its
+kernels by name (NOTE [ Kernels by name ]); it never imports numpy or cupy for data itself.
 """
 
 from __future__ import annotations
@@ -10,31 +10,58 @@ from __future__ import annotations
 import numpy as np
 
 from ember._backend import numpy as _numpy_backend
-from ember._backend._base import Backend
+from ember._backend._base import Backend, register_kernel
 
-__all__ = ["Backend", "backend_of", "backend_for_device", "cpu"]
+__all__ = ["Backend", "backend_of", "backend_for_device", "cpu", "register_kernel",
+           "check_same_device"]
 
 cpu: Backend = _numpy_backend.backend
 
 
 def backend_of(array) -> Backend:
-    """The backend that owns ``array``."""
+    """The backend (device) that holds ``array``."""
     if type(array) is np.ndarray:
         return cpu
     from ember._backend import cupy as _cupy_backend
 
     if _cupy_backend.owns(array):
-        return _cupy_backend.get()
+        return _cupy_backend.get(array.device.id)
+    if isinstance(array, np.ndarray):  # a NumPy subclass (np.matrix, memmap)
+        return cpu
     raise TypeError(f"no ember backend holds arrays of type {type(array).__name__}")
 
 
 def backend_for_device(dev) -> Backend:
-    """The backend for a device (``ember.device``, string or None for the CPU)."""
+    """The backend of a device (``ember.device``, string, CUDA ordinal; None: the CPU).
+
+    ``"cuda"`` without an index is the current CUDA device, as in PyTorch.
+    """
     from ember._device import device
 
-    dev = device(dev) if dev is not None else None
-    if dev is None or dev.type == "cpu":
+    if dev is None:
+        return cpu
+    if isinstance(dev, Backend):
+        return dev
+    dev = dev if isinstance(dev, device) else device(dev)
+    if dev.type == "cpu":
         return cpu
     from ember._backend import cupy as _cupy_backend
 
-    return _cupy_backend.get()
+    return _cupy_backend.get(_cupy_backend.current_index() if dev.index is None else dev.index)
+
+
+def check_same_device(arrays, op: str = "") -> Backend:
+    """The one backend of ``arrays`` (None entries skipped); PyTorch's RuntimeError when
+    they are on different devices."""
+    first = None
+    for a in arrays:
+        if a is None:
+            continue
+        b = backend_of(a)
+        if first is None:
+            first = b
+        elif b is not first:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {first.device} and {b.device}!")
+    return first if first is not None else cpu

@@ -76,14 +76,11 @@ def zero_(self):
 class ToCopy(Node):
     """A copy with another dtype and/or on another device; backward casts back."""
 
-    def forward(self, x, np_dtype, target_backend, index, copy):
+    def forward(self, x, np_dtype, target_backend, copy):
         self.src_dtype = x.dtype
         self.src_backend = backend_of(x)
-        src_index = getattr(getattr(x, "device", None), "id", None)
-        self.src_index = src_index
         if target_backend is not self.src_backend:
-            x = target_backend.to_device(self.src_backend.to_numpy(x) if
-                                         self.src_backend.name != "cpu" else x, index)
+            x = target_backend.to_device(x)
             copy = False
         if np_dtype is not None and x.dtype != np_dtype:
             return x.astype(np_dtype)
@@ -93,7 +90,7 @@ class ToCopy(Node):
         return "ToCopyBackward0"
 
     def backward(self, grad):
-        return apply(ToCopy, grad, self.src_dtype, self.src_backend, self.src_index, False)
+        return apply(ToCopy, grad, self.src_dtype, self.src_backend, False)
 
 
 class Clone(Node):
@@ -139,19 +136,17 @@ def _parse_to(args, kwargs):
 
 
 def to(input, *args, **kwargs):
-    """``input`` with the given dtype and/or device (``input`` itself if unchanged)."""
+    """``input`` with the given dtype and/or device (``input`` itself if unchanged).
+
+    The device keeps its index: ``to("cuda:1")`` from ``cuda:0`` copies device to device.
+    """
     dtype, device, copy = _parse_to(list(args), dict(kwargs))
     np_dtype = _dtype.to_numpy(dtype) if dtype is not None else None
-    target = backend_for_device(device) if device is not None else backend_of(input._data)
-    index = None
-    if device is not None:
-        dev = _device_cls(device) if not isinstance(device, _device_cls) else device
-        index = dev.index
-    same_backend = target is backend_of(input._data)
-    if same_backend and (np_dtype is None or np_dtype == input._data.dtype) and not copy:
-        if target.name == "cpu" or index is None or input.device.index == index:
-            return input
-    return apply(ToCopy, input, np_dtype, target, index, copy)
+    source = backend_of(input._data)
+    target = backend_for_device(device) if device is not None else source
+    if target is source and (np_dtype is None or np_dtype == input._data.dtype) and not copy:
+        return input
+    return apply(ToCopy, input, np_dtype, target, copy)
 
 
 METHODS = {"clone": clone, "contiguous": contiguous, "copy_": copy_, "fill_": fill_,

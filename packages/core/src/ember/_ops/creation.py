@@ -199,7 +199,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, TensorBase):
         arr = data._data
         out_backend = _backend(device) if device is not None else backend_of(arr)
-        arr = out_backend.to_device(backend_of(arr).to_numpy(arr), None) \
+        arr = out_backend.to_device(arr) \
             if out_backend is not backend_of(arr) else arr.copy()
         if dtype is not None:
             arr = arr.astype(_dtype.to_numpy(dtype), copy=False)
@@ -208,14 +208,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         b = backend_of(data)
         arr = data.astype(_dtype.to_numpy(dtype)) if dtype is not None else data.copy()
         if device is not None:
-            arr = _backend(device).to_device(b.to_numpy(arr), None)
+            arr = _backend(device).to_device(arr)
         return _finish(arr, requires_grad)
     arr, np_dtype = _infer_array(data, _dtype.to_numpy(dtype) if dtype is not None else None)
     _dtype.from_numpy(np_dtype)  # rejects dtypes ember does not have
     arr = np.array(arr, dtype=np_dtype, copy=True, order="C")
     b = _backend(device)
     if b is not cpu:
-        arr = b.to_device(arr, getattr(device, "index", None))
+        arr = b.to_device(arr)
     return _finish(arr, requires_grad)
 
 
@@ -323,14 +323,15 @@ def _filled(kind, size, fill, dtype, device, requires_grad, fn=None):
     shape = _sizes(size, fn)
     np_dtype = _dtype_or_default(dtype)
     xp = b.xp
-    if kind == "zeros":
-        arr = xp.zeros(shape, dtype=np_dtype)
-    elif kind == "ones":
-        arr = xp.ones(shape, dtype=np_dtype)
-    elif kind == "empty":
-        arr = xp.empty(shape, dtype=np_dtype)
-    else:
-        arr = xp.full(shape, _checked_scalar(fill, np_dtype), dtype=np_dtype)
+    with b.context():
+        if kind == "zeros":
+            arr = xp.zeros(shape, dtype=np_dtype)
+        elif kind == "ones":
+            arr = xp.ones(shape, dtype=np_dtype)
+        elif kind == "empty":
+            arr = xp.empty(shape, dtype=np_dtype)
+        else:
+            arr = xp.full(shape, _checked_scalar(fill, np_dtype), dtype=np_dtype)
     return _finish(arr, requires_grad)
 
 
@@ -361,11 +362,14 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         raise RuntimeError(
             f"mismatch in length of strides and shape: {len(stride)} vs {len(shape)}")
     np_dtype = _dtype_or_default(dtype)
-    xp = _backend(device).xp
+    b = _backend(device)
+    xp = b.xp
     if any(s == 0 for s in shape):
-        return _finish(xp.empty(shape, dtype=np_dtype), requires_grad)
+        with b.context():
+            return _finish(xp.empty(shape, dtype=np_dtype), requires_grad)
     extent = 1 + builtins.sum((n - 1) * s for n, s in zip(shape, stride))
-    buf = xp.empty(extent, dtype=np_dtype)
+    with b.context():
+        buf = xp.empty(extent, dtype=np_dtype)
     item = np_dtype.itemsize
     arr = xp.lib.stride_tricks.as_strided(buf, shape, tuple(s * item for s in stride))
     return _finish(arr, requires_grad)
@@ -582,7 +586,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     arr = _arange_values(start, step, n, np_dtype)
     b = _backend(device)
     if b is not cpu:
-        arr = b.to_device(arr, getattr(device, "index", None))
+        arr = b.to_device(arr)
     return with_out(_finish(arr, requires_grad), out)
 
 
@@ -610,7 +614,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         acc = np.float32 if np_dtype == np.float16 else np.float64
         n = builtins.int((acc(end) - acc(start)) / acc(step) + 1)
         arr = (acc(start) + np.arange(n, dtype=acc) * acc(step)).astype(np_dtype)
-    arr = _backend(device).to_device(arr, getattr(device, "index", None))
+    arr = _backend(device).to_device(arr)
     return with_out(_finish(arr, requires_grad), out)
 
 
@@ -711,7 +715,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         arr = np.full(1, _checked_scalar(start, np_dtype), dtype=np_dtype)
     else:
         arr = _linspace_values(start, end, steps, np_dtype)
-    arr = _backend(device).to_device(arr, getattr(device, "index", None))
+    arr = _backend(device).to_device(arr)
     return with_out(_finish(arr, requires_grad), out)
 
 
@@ -771,7 +775,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
             if np_dtype == np.float16:  # c10::Half is made from a float
                 v = v.astype(np.float32)
             arr = (np.trunc(v).astype(np.int64) if kind in "iu" else v).astype(np_dtype)
-    arr = _backend(device).to_device(arr, getattr(device, "index", None))
+    arr = _backend(device).to_device(arr)
     return with_out(_finish(arr, requires_grad), out)
 
 
@@ -798,7 +802,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     b = _backend(device)
-    arr = b.xp.eye(builtins.int(n), builtins.int(m), dtype=_dtype_or_default(dtype))
+    with b.context():
+        arr = b.xp.eye(builtins.int(n), builtins.int(m), dtype=_dtype_or_default(dtype))
     return with_out(_finish(arr, requires_grad), out)
 
 

@@ -5,9 +5,11 @@ An :class:`ember.Generator` wraps a NumPy ``Generator`` on a PCG64 bit generator
 Seeding gives the same numbers run after run (not PyTorch's numbers: its Mersenne
 Twister and Philox streams are not reproduced, only its distributions and dtypes).
 ``get_state`` packs the PCG64 state and the initial seed into a uint8 tensor, which
-``set_state`` reads back. Samples are drawn on the host and moved to the tensor's
-device; each device type has its own default generator, and :func:`manual_seed` seeds
-them all.
+``set_state`` reads back. Each device has its own default generator, held by the
+device's backend (NOTE [ Backends are devices ]); a CUDA generator wraps a CuPy generator
+on cuRAND's XORWOW, so its samples are drawn on the GPU. :func:`manual_seed` seeds the
+default generators of all devices. Samplers that the array library has only on the host
+(poisson, multinomial, ...) draw there and move the result to the device.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import numpy as np
 
 from ember import _dtype
 from ember._backend import backend_for_device, backend_of
+from ember._backend import cpu as cpu_backend
+from ember._backend._base import all_backends
 from ember._C._core import Node, TensorBase, apply_inplace, make_tensor_from_array
 from ember._device import device as _device_cls
 from ember._ops._util import apply, not_implemented, type_name, with_out
@@ -33,6 +37,10 @@ __all__ = [
     "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like",
     "randn_like", "randint_like", "normal", "bernoulli", "multinomial", "poisson",
 ]
+
+# Public names that are not ops (the op registry leaves them out).
+NOT_OPS = ("default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state")
 
 _DEFAULT_SEED = 67280421310721  # a fresh Generator's seed, as in PyTorch
 _STATE = struct.Struct("<4sB3xQQQQQII")  # magic, version, seed, PCG64 state, inc, buffer
@@ -74,7 +82,21 @@ class Generator:
 
     def _reseed(self, seed: int) -> None:
         self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed))
+        # A CUDA generator makes its CuPy generator on first use, so that one can be
+        # created (and checked against a tensor's device) where CuPy is missing.
+        self._source = cpu_backend.new_rng(seed) if self._device.type == "cpu" else None
+
+    @property
+    def _rng(self):
+        if self._source is None:
+            self._source = backend_for_device(self._device).new_rng(self._seed)
+        return self._source
+
+    def _check_host(self, what):
+        if self._device.type != "cpu":
+            raise RuntimeError(
+                f"{what}: the state of a {self._device} generator cannot be saved or restored "
+                "(CuPy's cuRAND states are not serializable); reseed it with manual_seed")
 
     @property
     def device(self) -> _device_cls:
@@ -96,12 +118,14 @@ class Generator:
         return self._seed
 
     def _state_bytes(self) -> bytes:
+        self._check_host("get_state")
         st = self._rng.bit_generator.state
         s, inc = st["state"]["state"], st["state"]["inc"]
         return _STATE.pack(_MAGIC, 1, self._seed, s & _MASK64, s >> 64, inc & _MASK64,
                            inc >> 64, st["has_uint32"], st["uinteger"])
 
     def _load_state_bytes(self, raw: bytes) -> None:
+        self._check_host("set_state")
         magic, version, seed, s_lo, s_hi, i_lo, i_hi, has32, uint = _STATE.unpack(raw)
         if magic != _MAGIC or version != 1:
             raise RuntimeError("Invalid RNG state: not an ember generator state")
@@ -110,7 +134,7 @@ class Generator:
                         "state": {"state": s_lo | (s_hi << 64), "inc": i_lo | (i_hi << 64)},
                         "has_uint32": has32, "uinteger": uint}
         self._seed = seed
-        self._rng = np.random.Generator(bitgen)
+        self._source = np.random.Generator(bitgen)
 
     def get_state(self):
         """The generator's state as a uint8 tensor (for :meth:`set_state`)."""
@@ -144,30 +168,27 @@ def _rebuild_generator(device, raw):
     return g
 
 
-# The default generators: one per device type. PyTorch seeds its default CPU generator
-# non-deterministically at start; so does ember.
-default_generator = Generator()
-default_generator._reseed(_random_seed())
-_device_generators: dict = {}
-
-
-def _default_generator_for(dev) -> Generator:
-    if dev.type == "cpu":
-        return default_generator
-    key = dev.type if dev.index is None else f"{dev.type}:{dev.index}"
-    g = _device_generators.get(key)
-    if g is None:
-        g = Generator(key)
-        g._reseed(default_generator.initial_seed())
-        _device_generators[key] = g
+# The default generators: one per device, held by the device's backend. PyTorch seeds its
+# default CPU generator non-deterministically at start; so does ember. A device's default
+# generator, made on first use, starts from the CPU generator's initial seed.
+def _new_default_generator(dev) -> Generator:
+    g = Generator(dev)
+    g._reseed(_random_seed() if dev.type == "cpu" else default_generator.initial_seed())
     return g
+
+
+default_generator = cpu_backend.default_generator
+
+
+def _default_generators():
+    """The default generators made so far, the CPU's first."""
+    return [b._generator for b in all_backends() if b._generator is not None]
 
 
 def manual_seed(seed) -> Generator:
     """Seed the default generators of all devices; returns the CPU default generator."""
     seed = _check_seed(seed)
-    default_generator._reseed(seed)
-    for g in _device_generators.values():
+    for g in _default_generators():
         g._reseed(seed)
     return default_generator
 
@@ -201,9 +222,8 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
     if not enabled:
         yield
         return
-    gens = [default_generator] + [g for g in _device_generators.values()
-                                  if g.device.type == device_type and (
-                                      devices is None or (g.device.index or 0) in devices)]
+    gens = [g for g in _default_generators() if g.device.type == "cpu" or (
+        g.device.type == device_type and (devices is None or g.device.index in devices))]
     states = [g._state_bytes() for g in gens]
     try:
         yield
@@ -221,7 +241,7 @@ def _device_of(device):
 
 def _generator(generator, dev) -> Generator:
     if generator is None:
-        return _default_generator_for(dev)
+        return backend_for_device(dev).default_generator
     if not isinstance(generator, Generator):
         raise TypeError(f"generator must be an ember.Generator, not {type(generator).__name__}")
     if generator.device.type != dev.type:
@@ -231,9 +251,9 @@ def _generator(generator, dev) -> Generator:
 
 
 def _on_device(arr, dev):
-    if dev.type == "cpu":
+    if dev.type == "cpu" and type(arr) is np.ndarray:
         return arr
-    return backend_for_device(dev).to_device(arr, dev.index)
+    return backend_for_device(dev).to_device(arr)
 
 
 def _finish(arr, dev, requires_grad, out):

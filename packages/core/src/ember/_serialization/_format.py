@@ -124,11 +124,9 @@ class LoadedStorage:
     def to(self, device) -> LoadedStorage:
         dev = _device_cls(device) if not isinstance(device, _device_cls) else device
         target = _backend_for(dev)
-        if target is backend_of(self._bytes) and (dev.type == "cpu" or dev.index is None
-                                                  or self.device.index == dev.index):
+        if target is backend_of(self._bytes):
             return self
-        host = backend_of(self._bytes).to_numpy(self._bytes)
-        return LoadedStorage(target.to_device(host, dev.index), self.dtype)
+        return LoadedStorage(target.to_device(self._bytes), self.dtype)
 
     def cpu(self) -> LoadedStorage:
         return self.to("cpu")
