@@ -67,7 +67,7 @@ from ember.autograd.grad_mode import (
 )
 
 _malloc.tune()  # NOTE [ malloc and page faults ]
-_install_methods()
+_install_methods()  # the core ops' methods; again below once nn.functional has registered
 _core.set_binary_ops((_ops.elementwise.Add, _ops.elementwise.add),
                      (_ops.elementwise.Sub, _ops.elementwise.sub),
                      (_ops.elementwise.Mul, _ops.elementwise.mul),
@@ -106,6 +106,8 @@ for _family in _ops.FAMILIES:
 
 from ember import nn, optim, serialization, utils  # noqa: E402 - they build on the above
 from ember.serialization import load, save  # noqa: E402
+
+_install_methods()  # nn.functional's ops (softmax, log_softmax, ...) are registered now
 
 __all__ += ["nn", "optim", "serialization", "utils", "load", "save"]
 

@@ -476,12 +476,13 @@ def _data_ptr(arr) -> int:
 
 
 def _install_methods() -> None:
-    """Install the op families' Tensor methods (the one place where they are added)."""
-    from ember import _ops
+    """Install the Tensor methods of every registered op (the one place where they are
+    added; NOTE [ The op registry ]). Called again after a namespace registers ops."""
+    from ember._ops._registry import registered_ops
 
     compiled = vars(_core.TensorBase)
-    for family in _ops.FAMILIES:
-        for name, fn in family.METHODS.items():
+    for op in registered_ops():
+        for name, fn in op.methods.items():
             if name in compiled:  # the compiled fast path wins (it falls back to these)
                 continue
             setattr(Tensor, name, fn)

@@ -1,8 +1,9 @@
 """Op definitions, one module per family; forward and backward side by side.
 
 Each family module defines its ops (``Node`` subclasses), the public functions that
-call them, and ``METHODS``: the Tensor methods it provides, installed onto
-``ember.Tensor`` by ``ember._tensor._install_methods``.
+call them, and ``METHODS``: the Tensor methods it provides. The families register
+themselves in the op registry below (NOTE [ The op registry ] in ``_registry``), from
+which ``ember._tensor._install_methods`` installs the Tensor methods.
 """
 
 from ember._ops import (
@@ -22,5 +23,10 @@ from ember._ops import (
 
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
             scatter, linalg, sort, random)
+
+from ember._ops._registry import register_family  # noqa: E402
+
+for _family in FAMILIES:
+    register_family(_family, "ember")
 
 __all__ = ["FAMILIES"]

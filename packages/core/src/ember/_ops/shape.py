@@ -33,6 +33,8 @@ __all__ = [
     "as_strided",
 ]
 
+NOT_OPS = ("broadcast_shapes",)  # public, but not an op: shapes in, a shape out
+
 
 # ---------------------------------------------------------------------------
 # helpers

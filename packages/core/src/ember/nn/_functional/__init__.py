@@ -1,6 +1,9 @@
-"""The families of ``ember.nn.functional``; each module lists its names in ``__all__``."""
+"""The families of ``ember.nn.functional``; each module lists its names in ``__all__`` and
+registers its ops (NOTE [ The op registry ]) under the ``ember.nn.functional`` namespace."""
 
 import importlib
+
+from ember._ops._registry import register_family
 
 _FAMILIES = ("activation", "linear", "dropout", "sparse", "padding", "conv", "pooling", "fold",
              "interpolate", "vision", "normalization", "loss", "distance", "misc",
@@ -17,3 +20,4 @@ for _name in _FAMILIES:
     for _n in _mod.__all__:
         globals()[_n] = getattr(_mod, _n)
     __all__ += list(_mod.__all__)
+    register_family(_mod, "ember.nn.functional")

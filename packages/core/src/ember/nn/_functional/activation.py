@@ -845,3 +845,24 @@ def one_hot(tensor, num_classes=-1):
     if num_classes < 0:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return apply(OneHot, tensor, int(num_classes))
+
+
+# ---------------------------------------------------------------------------
+# Tensor methods (installed from the op registry): torch.Tensor's signatures, which
+# differ from the functional forms' (``x.softmax(dim, dtype=None)``).
+
+def _softmax_method(self, dim, dtype=None):
+    """``softmax(self, dim, dtype=dtype)``: see :func:`ember.nn.functional.softmax`."""
+    return softmax(self, dim, dtype=dtype)
+
+
+def _log_softmax_method(self, dim, dtype=None):
+    """``log_softmax(self, dim, dtype=dtype)``: see :func:`ember.nn.functional.log_softmax`."""
+    return log_softmax(self, dim, dtype=dtype)
+
+
+_softmax_method.__op__ = "softmax"
+_log_softmax_method.__op__ = "log_softmax"
+
+METHODS = {"softmax": _softmax_method, "log_softmax": _log_softmax_method,
+           "hardshrink": hardshrink, "prelu": prelu}
