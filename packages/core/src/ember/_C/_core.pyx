@@ -24,8 +24,20 @@ import weakref as _weakref
 
 import numpy as _np
 cimport numpy as cnp
+from cpython.contextvars cimport PyContextVar_Reset, PyContextVar_Set
 
 cnp.import_array()
+
+# NumPy's floating-point error state is a context variable; the fast paths set it to
+# "ignore" around their ufunc call as the ops' own forwards do with np.errstate (PyTorch
+# gives nan and inf silently), at a fraction of errstate's cost.
+try:
+    from numpy._core._multiarray_umath import _extobj_contextvar as _fp_state
+    from numpy._core._multiarray_umath import _make_extobj
+    _fp_quiet = _make_extobj(all="ignore")
+except ImportError:  # pragma: no cover - a NumPy without it warns as NumPy does
+    _fp_state = None
+    _fp_quiet = None
 
 cdef object _ndarray = _np.ndarray
 cdef object _np_generic = _np.generic
@@ -118,6 +130,54 @@ def set_helpers(sum_to, is_differentiable_dtype, zeros_like):
     _sum_to = sum_to
     _is_diff_dtype = is_differentiable_dtype
     _zeros_like = zeros_like
+
+
+# ----------------------------------------------------------------------------
+# the dispatch point
+
+# NOTE [ One dispatch point ]
+# Every op passes through here: apply (general ops), apply_view (views), apply_inplace
+# (in-place ops), the compiled fast paths of the arithmetic and unary methods, dispatch()
+# (ops that build their result without a Node: creation, sampling, conversions) and, in
+# backward, each node's backward. When a listener is installed (the profiler, a tracer)
+# it sees each op begin and end: ``token = listener.enter(name, inputs)`` before and
+# ``listener.exit(token)`` after, nested calls included. With no listener the cost is one
+# test of a C flag per op.
+cdef bint _listening = False
+cdef object _listener = None
+
+
+def set_dispatch_listener(listener):
+    """Install ``listener`` at the dispatch point (None removes it); returns the previous
+    one. ``listener.enter(name, inputs)`` returns a token passed to ``listener.exit``."""
+    global _listening, _listener
+    prev = _listener
+    _listener = listener
+    _listening = listener is not None
+    return prev
+
+
+def get_dispatch_listener():
+    """The listener installed at the dispatch point, or None."""
+    return _listener
+
+
+cdef str op_name_of(object op_cls):
+    """The registered name of an op's Node class (``op_name``), else its class name."""
+    name = getattr(op_cls, "op_name", None)
+    return name if name is not None else op_cls.__name__
+
+
+def dispatch(str name, fn, *args, **kwargs):
+    """Run ``fn(*args, **kwargs)`` as op ``name`` through the dispatch point: for ops that
+    make their result without a graph node (creation, sampling, conversion)."""
+    if not _listening:
+        return fn(*args, **kwargs)
+    token = _listener.enter(name, args)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _listener.exit(token)
 
 
 cdef inline bint is_diff_dtype(object dt):
@@ -364,12 +424,45 @@ cdef object binary_op(TensorBase self, object other, int op, bint reflected):
     return fn(other, self) if reflected else fn(self, other)
 
 
+cdef object quiet_call1(object ufunc, object x):
+    if _fp_state is None:
+        return ufunc(x)
+    token = PyContextVar_Set(_fp_state, _fp_quiet)
+    try:
+        return ufunc(x)
+    finally:
+        PyContextVar_Reset(_fp_state, token)
+
+
+cdef object quiet_call2(object ufunc, object x, object y):
+    if _fp_state is None:
+        return ufunc(x, y)
+    token = PyContextVar_Set(_fp_state, _fp_quiet)
+    try:
+        return ufunc(x, y)
+    finally:
+        PyContextVar_Reset(_fp_state, token)
+
+
 cdef object fast_binary(TensorBase self, object other, object x, object y, int op,
                         bint reflected, bint grad):
+    if _listening:
+        token = _listener.enter(op_name_of(_op_classes[op]),
+                                (other, self) if reflected else (self, other))
+        try:
+            return fast_binary_impl(self, other, x, y, op, reflected, grad)
+        finally:
+            _listener.exit(token)
+    return fast_binary_impl(self, other, x, y, op, reflected, grad)
+
+
+cdef object fast_binary_impl(TensorBase self, object other, object x, object y, int op,
+                             bint reflected, bint grad):
     cdef Node node
     try:
         if not grad:
-            return wrap(_ufuncs[op](y, x) if reflected else _ufuncs[op](x, y))
+            return wrap(quiet_call2(_ufuncs[op], y, x) if reflected
+                        else quiet_call2(_ufuncs[op], x, y))
         node = Node.__new__(_op_classes[op])
         if reflected:
             out = node.forward(y, x)
@@ -415,13 +508,24 @@ cdef object unary_op(TensorBase self, int which):
     if type(x) is _ndarray:
         kind = (<cnp.dtype>cnp.PyArray_DESCR(<cnp.ndarray>x)).kind
         if kind in e.kinds:
-            if not (ember_grad_enabled and (self._requires_grad or self._grad_fn is not None)):
-                if e.ufunc is not None:
-                    return wrap(e.ufunc(x))
-                return wrap(Node.__new__(e.cls).forward(x))
-            node = Node.__new__(e.cls)
-            return record(node, (self,), node.forward(x))
+            if _listening:
+                token = _listener.enter(op_name_of(e.cls), (self,))
+                try:
+                    return fast_unary(self, e, x)
+                finally:
+                    _listener.exit(token)
+            return fast_unary(self, e, x)
     return e.function(self)
+
+
+cdef object fast_unary(TensorBase self, UnaryEntry e, object x):
+    cdef Node node
+    if not (ember_grad_enabled and (self._requires_grad or self._grad_fn is not None)):
+        if e.ufunc is not None:
+            return wrap(quiet_call1(e.ufunc, x))
+        return wrap(Node.__new__(e.cls).forward(x))
+    node = Node.__new__(e.cls)
+    return record(node, (self,), node.forward(x))
 
 
 # The function forms (ember.add, ember.exp, ...) of the compiled ops: the fast path
@@ -911,6 +1015,16 @@ def apply(op_cls, *args):
     argument requires grad, the op's node is linked into the graph and its outputs
     of floating or complex dtype require grad.
     """
+    if _listening:
+        token = _listener.enter(op_name_of(op_cls), args)
+        try:
+            return apply_impl(op_cls, args)
+        finally:
+            _listener.exit(token)
+    return apply_impl(op_cls, args)
+
+
+cdef object apply_impl(object op_cls, tuple args):
     cdef Node node = Node.__new__(op_cls)
     cdef Py_ssize_t n = len(args), i
     cdef list arrays = list(args)
@@ -1019,6 +1133,16 @@ cdef object record(Node node, tuple args, object out):
 def apply_view(op_cls, TensorBase input, view_fn, *args):
     """``apply(op_cls, input, *args)`` for a view op: forward returns a view of input's
     array, and the result is a view tensor of ``input`` (see :func:`make_view`)."""
+    if _listening:
+        token = _listener.enter(op_name_of(op_cls), (input,) + args)
+        try:
+            return apply_view_impl(op_cls, input, view_fn, args)
+        finally:
+            _listener.exit(token)
+    return apply_view_impl(op_cls, input, view_fn, args)
+
+
+cdef object apply_view_impl(object op_cls, TensorBase input, object view_fn, tuple args):
     cdef Node node = Node.__new__(op_cls)
     cdef TensorBase v = view_of(input, node.forward(input._data, *args), view_fn)
     if ember_grad_enabled and (input._requires_grad or input._grad_fn is not None
@@ -1054,6 +1178,16 @@ def apply_inplace(op_cls, TensorBase self, *args):
     op is recorded on a stand-in for self's old value and self takes the new node as
     its history; a view instead rebases its base's history (see ``_rebase_view``).
     """
+    if _listening:
+        token = _listener.enter(op_name_of(op_cls) + "_", (self,) + args)
+        try:
+            return apply_inplace_impl(op_cls, self, args)
+        finally:
+            _listener.exit(token)
+    return apply_inplace_impl(op_cls, self, args)
+
+
+cdef object apply_inplace_impl(object op_cls, TensorBase self, tuple args):
     cdef TensorBase t
     cdef bint any_grad = self._requires_grad or self._grad_fn is not None
     for a in args:
@@ -1072,7 +1206,7 @@ def apply_inplace(op_cls, TensorBase self, *args):
     if self._base is not None and self._view_fn is not None:
         return rebase_view(op_cls, self, args)
     old = old_value(op_cls, self)
-    out = apply(op_cls, old, *args)
+    out = apply_impl(op_cls, (old,) + args)
     copy_into(self._data, (<TensorBase>out)._data)
     bump_version(self)
     take_history(self, <TensorBase>out)
@@ -1155,7 +1289,7 @@ cdef object rebase_view(op_cls, TensorBase view, tuple args):
     old_view._grad_fn = view.grad_fn
     old_view._output_nr = view._output_nr
     old_view._requires_grad = view.requires_grad
-    out = apply(op_cls, old_view, *args)
+    out = apply_impl(op_cls, (old_view,) + args)
     copy_into(view._data, (<TensorBase>out)._data)
     cdef Node op_node = (<TensorBase>out)._grad_fn
     # The base's history: CopySlices(old base, other args of the op).
@@ -1398,7 +1532,14 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     break
             nexts = node._next
             if any_grad:
-                in_grads = node.call_backward(grads)
+                if _listening:
+                    token = _listener.enter(node.name(), ())
+                    try:
+                        in_grads = node.call_backward(grads)
+                    finally:
+                        _listener.exit(token)
+                else:
+                    in_grads = node.call_backward(grads)
             else:
                 in_grads = (None,) * len(nexts)
             if node._hooks:
