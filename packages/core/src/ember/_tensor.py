@@ -78,11 +78,11 @@ class Tensor(_core.TensorBase):
 
     @property
     def is_cuda(self) -> bool:
-        return backend_of(self._data).name == "cuda"
+        return backend_of(self._data).type == "cuda"
 
     @property
     def is_cpu(self) -> bool:
-        return type(self._data) is np.ndarray
+        return backend_of(self._data).type == "cpu"
 
     @property
     def ndim(self) -> int:

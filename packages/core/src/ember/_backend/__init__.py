@@ -13,7 +13,7 @@ from ember._backend import numpy as _numpy_backend
 from ember._backend._base import Backend, register_kernel
 
 __all__ = ["Backend", "backend_of", "backend_for_device", "cpu", "register_kernel",
-           "check_same_device"]
+           "check_same_device", "xp_of"]
 
 cpu: Backend = _numpy_backend.backend
 
@@ -29,6 +29,13 @@ def backend_of(array) -> Backend:
     if isinstance(array, np.ndarray):  # a NumPy subclass (np.matrix, memmap)
         return cpu
     raise TypeError(f"no ember backend holds arrays of type {type(array).__name__}")
+
+
+def xp_of(array):
+    """The array module (numpy or cupy) that holds ``array``."""
+    if type(array) is np.ndarray:  # the CPU's, without a call
+        return np
+    return backend_of(array).xp
 
 
 def backend_for_device(dev) -> Backend:
@@ -50,12 +57,14 @@ def backend_for_device(dev) -> Backend:
     return _cupy_backend.get(_cupy_backend.current_index() if dev.index is None else dev.index)
 
 
-def check_same_device(arrays, op: str = "") -> Backend:
-    """The one backend of ``arrays`` (None entries skipped); PyTorch's RuntimeError when
-    they are on different devices."""
+def check_same_device(arrays) -> Backend:
+    """The one device of ``arrays`` (numbers and None skipped); PyTorch's RuntimeError when
+    they are on different devices. As in PyTorch, a 0-dim CPU array goes with any device."""
     first = None
     for a in arrays:
-        if a is None:
+        if a is None or isinstance(a, np.generic) or not hasattr(a, "dtype"):
+            continue
+        if type(a) is np.ndarray and a.ndim == 0:
             continue
         b = backend_of(a)
         if first is None:

@@ -110,7 +110,8 @@ class Backend:
 
     def __init__(self, type: str, index, xp: Any, *, to_numpy: Callable, copy_in: Callable,
                  make_rng: Callable, memory_stats: Callable | None = None,
-                 synchronize: Callable | None = None, context: Callable | None = None):
+                 synchronize: Callable | None = None, context: Callable | None = None,
+                 workspace: Callable | None = None):
         import contextlib
 
         from ember._device import device
@@ -125,6 +126,7 @@ class Backend:
         self._memory_stats = memory_stats
         self._synchronize = synchronize
         self._context = context if context is not None else contextlib.nullcontext
+        self._workspace = workspace
         self._generator = None
         self._kernels = _KERNELS.setdefault(type, {})
         self._any = _KERNELS.setdefault(ANY, {})
@@ -183,17 +185,30 @@ class Backend:
         return self._generator
 
     # -- kernels --------------------------------------------------------------------------
-    def kernel(self, name: str, array=None) -> Callable:
-        """Kernel ``name`` for ``array`` on this device (see NOTE [ Kernels by name ])."""
-        for entry in self._kernels.get(name, ()):
-            if entry.takes(array):
-                return entry.fn
+    def kernel(self, name: str, array=None, *, generic: bool = False) -> Callable:
+        """Kernel ``name`` for ``array`` on this device (see NOTE [ Kernels by name ]);
+        with ``generic`` the array-module implementation even where a device-specific one
+        would take ``array`` (tests compare the two)."""
+        if not generic:
+            for entry in self._kernels.get(name, ()):
+                if entry.takes(array):
+                    return entry.fn
         for entry in self._any.get(name, ()):
             if entry.takes(array):
                 return entry.fn
         raise NotImplementedError(
             f"no kernel '{name}' on {self.type} for "
             f"{'this call' if array is None else f'arrays of dtype {array.dtype}'}")
+
+    def workspace(self, shape, dtype, slot: int = 0):
+        """A scratch array of ``shape`` whose contents are garbage. On the CPU it is a
+        per-thread buffer reused by later calls with the same ``slot`` (a fresh allocation
+        of a large array costs its page faults every time); it must not outlive the
+        caller's use. Elsewhere it is a new array."""
+        if self._workspace is not None:
+            return self._workspace(shape, dtype, slot)
+        with self.context():
+            return self.xp.empty(shape, dtype)
 
     def has_kernel(self, name: str, array=None) -> bool:
         """Whether a kernel of this device type (not an ``any`` one) takes ``array``."""

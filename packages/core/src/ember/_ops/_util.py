@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from ember import _dtype
-from ember._backend import backend_of
+from ember._backend import xp_of
 from ember._C._core import TensorBase, apply, make_tensor_from_array, wrap_dim
 
 __all__ = [
@@ -79,11 +79,7 @@ def conj(t):
     return t.conj() if isinstance(t, TensorBase) and t._data.dtype.kind == "c" else t
 
 
-def xp_of(array):
-    """The array module (numpy or cupy) that holds ``array``."""
-    if type(array) is np.ndarray:
-        return np
-    return backend_of(array).xp
+
 
 
 def is_tensor(x) -> bool:

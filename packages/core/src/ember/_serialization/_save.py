@@ -79,7 +79,7 @@ def _contiguous(arr: np.ndarray) -> np.ndarray:
 def _root(arr: np.ndarray) -> np.ndarray:
     """The outermost array that ``arr`` views (through slices, reshapes and as_strided)."""
     root = arr
-    while True:
+    while True:  # host arrays only: device arrays were copied to the host before this
         base = root.base
         if not isinstance(base, np.ndarray):
             base = getattr(base, "base", None)  # as_strided keeps its input on a DummyArray

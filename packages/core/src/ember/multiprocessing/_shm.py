@@ -153,7 +153,7 @@ def array_on(seg: Segment, dtype, shape, strides=None, offset: int = 0) -> np.nd
 def segment_of(array) -> Segment | None:
     """The segment an array's memory lives in, or None."""
     b = array
-    while isinstance(b, np.ndarray):
+    while isinstance(b, np.ndarray):  # shared memory segments hold host (NumPy) arrays
         b = b.base
     if isinstance(b, memoryview):
         b = b.obj

@@ -42,6 +42,7 @@ def _move_to_segment(t) -> None:
     """Rebind ``t._data`` to an anonymous shared segment holding the same values."""
     arr = t._data
     base = t._base
+    # Shared memory is host memory: only NumPy (CPU) arrays go there, by design.
     if base is not None and type(base._data) is np.ndarray \
             and base._data.flags.c_contiguous and base._data.nbytes:
         b = base._data
@@ -72,7 +73,7 @@ def _has_fd(array) -> bool:
 def share_memory_(self):
     """Move the tensor's data to shared memory (a no-op if it is there already, or on
     CUDA); returns self. Tensors sent to other processes then share it."""
-    if type(self._data) is np.ndarray and self._data.size and not is_shared(self):
+    if type(self._data) is np.ndarray and self._data.size and not is_shared(self):  # host only
         _move_to_segment(self)
     return self
 

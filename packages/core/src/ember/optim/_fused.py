@@ -4,51 +4,21 @@ NOTE [ Fused optimizer updates ]
 Each optimizer's math exists twice, side by side in its file: a compiled kernel in
 ``ember._C._optim`` that updates a parameter and its state in one pass, without
 temporaries and without the GIL, and an array-level version written with the array
-module's operations (``xp``), which runs on any backend. ``update`` sends a parameter to
-the kernel when the kernel can take its arrays as they are: NumPy arrays of float32 or
-float64 (complex ones through their real view, which is how PyTorch updates complex
-parameters), the parameter and its state C-contiguous. Everything else (CuPy arrays,
-float16, a non-contiguous parameter) takes the array-level path. Both paths update the
+module's operations (``xp``), which runs on any backend. Both are kernels by name
+(``adam_step``, ...): the optimizer registers its array-level one here (:func:`register`),
+the CPU backend the compiled one (``ember._backend._cpu_kernels``), which takes the arrays
+as they are: NumPy arrays of float32 or float64 (complex ones through their real view,
+which is how PyTorch updates complex parameters), the parameter and its state
+C-contiguous. Everything else (CuPy arrays, float16, a non-contiguous parameter) takes the
+array-level kernel. Both paths update the
 arrays in place and bump the tensors' version counters, as PyTorch's in-place ops do.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from ember._backend import backend_of, register_kernel
 
-from ember._backend import backend_of
-
-# Kernel dtype for each dtype the kernels take (complex: their real view).
-_KERNEL_DTYPE = {
-    np.dtype(np.float32): np.dtype(np.float32),
-    np.dtype(np.float64): np.dtype(np.float64),
-    np.dtype(np.complex64): np.dtype(np.float32),
-    np.dtype(np.complex128): np.dtype(np.float64),
-}
-
-
-def _flat(array, real_dtype):
-    flat = array.reshape(-1)
-    return flat if flat.dtype == real_dtype else flat.view(real_dtype)
-
-
-def _kernel_arrays(p, g, buffers):
-    """Flat real views of the arrays for the compiled kernel, or None if it cannot take
-    them as they are."""
-    if type(p) is not np.ndarray or type(g) is not np.ndarray:
-        return None
-    real = _KERNEL_DTYPE.get(p.dtype)
-    if real is None or g.dtype != p.dtype or not p.flags.c_contiguous \
-            or not p.flags.writeable:
-        return None
-    for b in buffers:
-        if b is not None and (type(b) is not np.ndarray or b.dtype != p.dtype
-                              or not b.flags.c_contiguous or not b.flags.writeable):
-            return None
-    if not g.flags.c_contiguous:
-        g = np.ascontiguousarray(g)  # read only: a copy is enough
-    return (_flat(p, real), _flat(g, real),
-            *[None if b is None else _flat(b, real) for b in buffers])
+__all__ = ["update", "register", "lerp_"]
 
 
 def _real_parts(p, g, buffers):
@@ -60,12 +30,22 @@ def _real_parts(p, g, buffers):
             (p.imag, g.imag, *[None if b is None else b.imag for b in buffers])]
 
 
-def update(kernel, fallback, param, grad, buffers, *scalars) -> None:
-    """Update ``param`` (a Tensor) and its state ``buffers`` (Tensors, or None for the
-    ones the options leave out) in place from ``grad``.
+def register(name: str, math) -> None:
+    """Register an optimizer's array-level update ``math(xp, p, g, *buffers, *scalars)`` as
+    kernel ``{name}_step`` for any device; the CPU backend registers the compiled one."""
+    def step(p, g, buffers, *scalars):
+        xp = backend_of(p).xp
+        for parts in _real_parts(p, g, buffers):
+            math(xp, *parts, *scalars)
 
-    ``kernel(p, g, *buffers, *scalars)`` is the compiled update on flat arrays;
-    ``fallback(xp, p, g, *buffers, *scalars)`` the same math on arrays of any backend.
+    step.__name__ = f"{name}_step"
+    register_kernel(f"{name}_step", "any", step)
+
+
+def update(name, param, grad, buffers, *scalars) -> None:
+    """Update ``param`` (a Tensor) and its state ``buffers`` (Tensors, or None for the
+    ones the options leave out) in place from ``grad``, with kernel ``{name}_step`` of
+    the parameter's device: ``kernel(p, g, buffers, *scalars)`` on arrays.
     """
     p = param._data
     g = grad._data
@@ -77,13 +57,7 @@ def update(kernel, fallback, param, grad, buffers, *scalars) -> None:
     if g.shape != p.shape:
         raise RuntimeError(f"the gradient's shape {tuple(g.shape)} does not match the "
                            f"parameter's shape {tuple(p.shape)}")
-    flat = _kernel_arrays(p, g, arrays)
-    if flat is not None:
-        kernel(*flat, *scalars)
-    else:
-        xp = backend_of(p).xp
-        for parts in _real_parts(p, g, arrays):
-            fallback(xp, *parts, *scalars)
+    backend_of(p).kernel(f"{name}_step", p)(p, g, arrays, *scalars)
     param._bump_version()
     for b in buffers:
         if b is not None:

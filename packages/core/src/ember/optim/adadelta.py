@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -107,7 +106,7 @@ def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=Fal
     for param, grad, square_avg, acc_delta, step_t in zip(params, grads, square_avgs,
                                                           acc_deltas, state_steps):
         _increment(step_t)
-        _fused.update(_optim.adadelta, _adadelta_arrays, param, grad, (square_avg, acc_delta),
+        _fused.update("adadelta", param, grad, (square_avg, acc_delta),
                       lr, rho, eps, weight_decay, maximize)
 
 
@@ -122,3 +121,6 @@ def _adadelta_arrays(xp, param, grad, square_avg, acc_delta, lr, rho, eps, weigh
     acc_delta *= rho
     acc_delta += (1 - rho) * delta * delta
     param += (-lr) * delta
+
+
+_fused.register("adadelta", _adadelta_arrays)

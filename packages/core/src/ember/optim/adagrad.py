@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import full_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -129,7 +128,7 @@ def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,
     for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
         step = _increment(step_t)
         clr = lr / (1 + (step - 1) * lr_decay)
-        _fused.update(_optim.adagrad, _adagrad_arrays, param, grad, (state_sum,), clr, eps,
+        _fused.update("adagrad", param, grad, (state_sum,), clr, eps,
                       weight_decay, maximize)
 
 
@@ -139,3 +138,6 @@ def _adagrad_arrays(xp, param, grad, state_sum, clr, eps, weight_decay, maximize
         d = d + weight_decay * param
     state_sum += d * d
     param += (-clr) * d / (xp.sqrt(state_sum) + eps)
+
+
+_fused.register("adagrad", _adagrad_arrays)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -161,7 +160,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
         step_size = lr / bias_correction1
         bias_correction2_sqrt = bias_correction2**0.5
         max_exp_avg_sq = max_exp_avg_sqs[i] if amsgrad else None
-        _fused.update(_optim.adam, _adam_arrays, param, grads[i],
+        _fused.update("adam", param, grads[i],
                       (exp_avgs[i], exp_avg_sqs[i], max_exp_avg_sq), beta1, beta2, eps,
                       weight_decay, lr, decoupled_weight_decay, step_size,
                       bias_correction2_sqrt, maximize)
@@ -185,3 +184,6 @@ def _adam_arrays(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, beta1, be
         v = max_exp_avg_sq
     denom = xp.sqrt(v) / bias_correction2_sqrt + eps
     param += (-step_size) * exp_avg / denom
+
+
+_fused.register("adam", _adam_arrays)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -113,7 +112,7 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximiz
     for i, param in enumerate(params):
         step = _increment(state_steps[i])
         clr = lr / (1 - beta1**step)
-        _fused.update(_optim.adamax, _adamax_arrays, param, grads[i],
+        _fused.update("adamax", param, grads[i],
                       (exp_avgs[i], exp_infs[i]), beta1, beta2, eps, weight_decay, clr,
                       maximize)
 
@@ -127,3 +126,6 @@ def _adamax_arrays(xp, param, grad, exp_avg, exp_inf, beta1, beta2, eps, weight_
     exp_inf *= beta2
     xp.maximum(exp_inf, xp.abs(d) + eps, out=exp_inf)
     param += (-clr) * exp_avg / exp_inf
+
+
+_fused.register("adamax", _adamax_arrays)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -108,7 +107,7 @@ def asgd(params, grads, axs, mus, etas, state_steps, foreach=None, maximize=Fals
     for i, param in enumerate(params):
         step = _increment(state_steps[i])
         eta, mu = etas[i], mus[i]
-        _fused.update(_optim.asgd, _asgd_arrays, param, grads[i], (axs[i],),
+        _fused.update("asgd", param, grads[i], (axs[i],),
                       float(eta._data), lambd, float(mu._data), weight_decay, maximize)
         _set_scalar(eta, lr / ((1 + lambd * lr * step) ** alpha))
         _set_scalar(mu, 1 / max(1, step - t0))
@@ -124,3 +123,6 @@ def _asgd_arrays(xp, param, grad, ax, eta, lambd, mu, weight_decay, maximize) ->
         ax += (param - ax) * mu
     else:
         ax[...] = param
+
+
+_fused.register("asgd", _asgd_arrays)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -134,7 +133,7 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps,
         mu_product_next = mu_product_value * mu_next
         grad_coef = -lr * (1.0 - mu) / (1.0 - mu_product_value)
         avg_coef = (-lr * mu_next) / (1.0 - mu_product_next)
-        _fused.update(_optim.nadam, _nadam_arrays, param, grads[i],
+        _fused.update("nadam", param, grads[i],
                       (exp_avgs[i], exp_avg_sqs[i]), beta1, beta2, eps, weight_decay, lr,
                       decoupled_weight_decay, bias_correction2, grad_coef, avg_coef,
                       maximize)
@@ -155,3 +154,6 @@ def _nadam_arrays(xp, param, grad, exp_avg, exp_avg_sq, beta1, beta2, eps, weigh
     denom = xp.sqrt(exp_avg_sq / bias_correction2) + eps
     param += grad_coef * d / denom
     param += avg_coef * exp_avg / denom
+
+
+_fused.register("nadam", _nadam_arrays)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -117,7 +116,7 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_de
         if rho_t > 5.0:
             rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
                     / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-        _fused.update(_optim.radam, _radam_arrays, param, grads[i],
+        _fused.update("radam", param, grads[i],
                       (exp_avgs[i], exp_avg_sqs[i]), beta1, beta2, eps, weight_decay, lr,
                       decoupled_weight_decay, bias_correction1, bias_correction2**0.5,
                       rect, maximize)
@@ -139,3 +138,6 @@ def _radam_arrays(xp, param, grad, exp_avg, exp_avg_sq, beta1, beta2, eps, weigh
     if rect is not None:
         update = update * (bias_correction2_sqrt / (xp.sqrt(exp_avg_sq) + eps)) * rect
     param -= update
+
+
+_fused.register("radam", _radam_arrays)

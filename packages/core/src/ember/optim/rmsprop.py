@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -130,7 +129,7 @@ def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_s
         _increment(state_steps[i])
         grad_avg = grad_avgs[i] if centered else None
         buf = momentum_buffer_list[i] if momentum > 0 else None
-        _fused.update(_optim.rmsprop, _rmsprop_arrays, param, grads[i],
+        _fused.update("rmsprop", param, grads[i],
                       (square_avgs[i], grad_avg, buf), lr, alpha, eps, weight_decay,
                       momentum, maximize)
 
@@ -154,3 +153,6 @@ def _rmsprop_arrays(xp, param, grad, square_avg, grad_avg, momentum_buffer, lr, 
         param += (-lr) * momentum_buffer
     else:
         param += (-lr) * d / avg
+
+
+_fused.register("rmsprop", _rmsprop_arrays)

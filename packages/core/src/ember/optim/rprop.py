@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import full_like, zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -102,7 +101,7 @@ def rprop(params, grads, prevs, step_sizes, state_steps, foreach=None, capturabl
                            "singleton tensors")
     for i, param in enumerate(params):
         _increment(state_steps[i])
-        _fused.update(_optim.rprop, _rprop_arrays, param, grads[i], (prevs[i], step_sizes[i]),
+        _fused.update("rprop", param, grads[i], (prevs[i], step_sizes[i]),
                       etaminus, etaplus, step_size_min, step_size_max, maximize)
 
 
@@ -117,3 +116,6 @@ def _rprop_arrays(xp, param, grad, prev, step_size, etaminus, etaplus, step_size
     d = xp.where(factor == etaminus, 0, d).astype(param.dtype, copy=False)
     param += (-xp.sign(d)) * step_size
     prev[...] = d
+
+
+_fused.register("rprop", _rprop_arrays)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ember._C import _optim
 from ember._ops.creation import zeros_like
 from ember._tensor import Tensor
 from ember.optim import _fused
@@ -126,7 +125,7 @@ def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=N
                 # PyTorch starts the buffer at the (decayed) gradient: the kernel writes it.
                 buf = momentum_buffer_list[i] = zeros_like(param)
                 init = True
-        _fused.update(_optim.sgd, _sgd_arrays, param, grad, (buf,), lr, weight_decay,
+        _fused.update("sgd", param, grad, (buf,), lr, weight_decay,
                       momentum, dampening, nesterov, maximize, init)
 
 
@@ -143,3 +142,6 @@ def _sgd_arrays(xp, param, grad, buf, lr, weight_decay, momentum, dampening, nes
             buf += (1 - dampening) * d
         d = d + momentum * buf if nesterov else buf
     param += (-lr) * d
+
+
+_fused.register("sgd", _sgd_arrays)

@@ -1,9 +1,13 @@
-"""Array-level kernels of convolution, pooling and fold/unfold, behind the backend seam.
+"""The kernels of convolution, pooling and fold/unfold: their interface, and their
+array-module implementations (NOTE [ Kernels by name ] in ``ember._backend._base``).
 
-NumPy arrays go to the compiled kernels of ``ember._C._conv``; any other array (CuPy)
-takes the pure ``xp`` path written here with slicing and gathers, so the same op code
-runs on both. Every function takes 3-d spatial data: 1-d and 2-d callers pass views
-with leading singleton dims (kernel 1, stride 1, padding 0, dilation 1 there).
+Each public function here is a named kernel: it documents the kernel's contract and asks
+the array's backend for the implementation, so op code never looks at array types. The
+CPU backend registers the compiled kernels of ``ember._C._conv`` for float32/float64
+arrays (``ember._backend._cpu_kernels``); every other array (CuPy, float16) takes the
+``xp`` implementation registered here for any device, written with slicing and gathers.
+Every function takes 3-d spatial data: 1-d and 2-d callers pass views with leading
+singleton dims (kernel 1, stride 1, padding 0, dilation 1 there).
 
 NOTE [ Convolution layout ]
 im2col writes the patches as a (C*K, N, P) matrix (K kernel taps, P output positions),
@@ -27,70 +31,35 @@ is for.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
+from ember._backend import backend_of, cpu, register_kernel
 from ember._ops._util import xp_of
 
 __all__ = [
-    "use_kernels", "workspace", "im2col", "col2im", "max_pool", "max_pool_regular", "avg_pool",
+    "has_compiled", "workspace", "im2col", "col2im", "max_pool", "max_pool_regular", "avg_pool",
     "avg_pool_backward", "scatter_add_planes", "winograd_input", "winograd_input_adjoint",
     "winograd_output", "winograd_output_adjoint",
 ]
 
-_C = None
-
-
-def _compiled():
-    global _C
-    if _C is None:
-        from ember._C import _conv
-
-        _C = _conv
-    return _C
-
-
-# Tests set this to run the pure-xp path on NumPy arrays.
+# Tests set this to run the array-module implementations on NumPy arrays.
 FORCE_FALLBACK = False
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+def _kernel(name, array):
+    return backend_of(array).kernel(name, array, generic=FORCE_FALLBACK)
 
 
-def use_kernels(a) -> bool:
-    """Whether ``a`` goes to the compiled CPU kernels (a float32/float64 NumPy array)."""
-    return type(a) is np.ndarray and a.dtype in _FLOATS and not FORCE_FALLBACK
+def has_compiled(name, array) -> bool:
+    """Whether a device-specific (compiled) implementation of kernel ``name`` takes ``array``
+    (ops whose algorithm only pays with one, such as Winograd, ask this)."""
+    return not FORCE_FALLBACK and backend_of(array).has_kernel(name, array)
 
 
-# --- workspace -------------------------------------------------------------------------------
-
-_local = threading.local()
-_WORKSPACE_MAX = 1 << 30  # bytes; larger patch matrices are allocated per call
-
-
-def workspace(shape, dtype, slot=0):
-    """A scratch NumPy array of ``shape``, reused by later calls on this thread.
-
-    Its contents are garbage; it must not outlive the caller's use (the next call of
-    any conv kernel on this thread overwrites it). Different ``slot`` numbers are
-    different buffers, for scratch arrays that are needed at the same time.
-    """
-    dtype = np.dtype(dtype)
-    n = 1
-    for s in shape:
-        n *= s
-    nbytes = n * dtype.itemsize
-    if nbytes > _WORKSPACE_MAX:
-        return np.empty(shape, dtype)
-    bufs = getattr(_local, "bufs", None)
-    if bufs is None:
-        bufs = _local.bufs = {}
-    buf = bufs.get(slot)
-    if buf is None or buf.nbytes < nbytes:
-        bufs[slot] = None  # free the old buffer first
-        buf = np.empty(max(nbytes, 1 << 16), np.uint8)
-        bufs[slot] = buf
-    return buf[:nbytes].view(dtype).reshape(shape)
+def workspace(shape, dtype, slot=0, like=None):
+    """A scratch array of ``shape`` on ``like``'s device (the CPU if None): see
+    :meth:`ember._backend.Backend.workspace`."""
+    return (cpu if like is None else backend_of(like)).workspace(shape, dtype, slot)
 
 
 # --- im2col / col2im ---------------------------------------------------------------------------
@@ -109,8 +78,11 @@ def im2col(x, cols, kernel, stride, padding, dilation, out_size):
     ``ember._C._conv.im2col``."""
     if cols.size == 0:
         return cols
-    if use_kernels(x) and type(cols) is np.ndarray:
-        return _compiled().im2col(x, cols, kernel, stride, padding, dilation, out_size)
+    return _kernel("im2col", x)(x, cols, kernel, stride, padding, dilation, out_size)
+
+
+@register_kernel("im2col", "any")
+def _im2col(x, cols, kernel, stride, padding, dilation, out_size):
     xp = xp_of(x)
     n, c = x.shape[:2]
     pads = [(0, 0), (0, 0)] + [
@@ -133,8 +105,11 @@ def col2im(cols, x, kernel, stride, padding, dilation, out_size):
     """Add the patches in ``cols`` into ``x`` (N, C, D, H, W): the adjoint of im2col."""
     if cols.size == 0:
         return x
-    if use_kernels(x) and type(cols) is np.ndarray:
-        return _compiled().col2im(cols, x, kernel, stride, padding, dilation, out_size)
+    return _kernel("col2im", x)(cols, x, kernel, stride, padding, dilation, out_size)
+
+
+@register_kernel("col2im", "any")
+def _col2im(cols, x, kernel, stride, padding, dilation, out_size):
     xp = xp_of(x)
     n, c = x.shape[:2]
     pads = [(p, _padding_for(sz, k, s, p, d, o))
@@ -156,7 +131,7 @@ def col2im(cols, x, kernel, stride, padding, dilation, out_size):
     return x
 
 
-# --- Winograd F(2x2, 3x3) transforms (compiled only: callers check use_kernels) ---------------
+# --- Winograd F(2x2, 3x3) transforms (compiled only: callers check has_compiled) -------------
 #
 # See NOTE [ Winograd convolution ] in ember._C._conv: tiles are (16, C, N, TH*TW) arrays
 # (any strides on their first three dims, contiguous along the last), planes C-contiguous
@@ -164,22 +139,22 @@ def col2im(cols, x, kernel, stride, padding, dilation, out_size):
 
 def winograd_input(x, v, padding, tiles):
     """Write the transformed input tiles of ``x`` (N, C, H, W) into ``v``."""
-    return _compiled().winograd_input(x, v, padding[0], padding[1], tiles[0], tiles[1])
+    return _kernel("winograd_input", x)(x, v, padding, tiles)
 
 
 def winograd_input_adjoint(v, x, padding, tiles):
     """Add the input tiles ``v`` transformed back into ``x`` (N, C, H, W)."""
-    return _compiled().winograd_input_adjoint(v, x, padding[0], padding[1], tiles[0], tiles[1])
+    return _kernel("winograd_input_adjoint", v)(v, x, padding, tiles)
 
 
 def winograd_output(m, y):
     """Write the output transform of the tiles ``m`` into ``y`` (N, C, OH, OW)."""
-    return _compiled().winograd_output(m, y)
+    return _kernel("winograd_output", m)(m, y)
 
 
 def winograd_output_adjoint(g, m):
     """Write the adjoint output transform of ``g`` (N, C, OH, OW) into the tiles ``m``."""
-    return _compiled().winograd_output_adjoint(g, m)
+    return _kernel("winograd_output_adjoint", g)(g, m)
 
 
 # --- pooling ----------------------------------------------------------------------------------
@@ -222,8 +197,11 @@ def _gather_windows(xp, x, windows, steps, fill):
 
 def max_pool(x, windows, steps):
     """(values, flat indices) of max pooling ``x`` (P, D, H, W)."""
-    if use_kernels(x):
-        return _compiled().max_pool(xp_of(x).ascontiguousarray(x), windows, steps)
+    return _kernel("max_pool", x)(x, windows, steps)
+
+
+@register_kernel("max_pool", "any")
+def _max_pool(x, windows, steps):
     xp = xp_of(x)
     vals, flat, mask = _gather_windows(xp, x, windows, steps, -np.inf)
     if vals.shape[-1] == 0:
@@ -245,11 +223,10 @@ def max_pool(x, windows, steps):
 
 
 def max_pool_regular(x, kernel, stride, padding, dilation, out_size):
-    """(values, flat indices) of max pooling the float32/float64 NumPy array ``x``
-    (P, D, H, W) with 3-tuples of kernel, stride, padding and dilation (compiled only:
-    callers check :func:`use_kernels` and otherwise use :func:`max_pool`)."""
-    return _compiled().max_pool_regular(np.ascontiguousarray(x), tuple(kernel), tuple(stride),
-                                        tuple(padding), tuple(dilation), tuple(out_size))
+    """(values, flat indices) of max pooling ``x`` (P, D, H, W) with 3-tuples of kernel,
+    stride, padding and dilation (compiled only: callers check :func:`has_compiled` and
+    otherwise use :func:`max_pool`)."""
+    return _kernel("max_pool_regular", x)(x, kernel, stride, padding, dilation, out_size)
 
 
 def scatter_add_planes(g, idx, size):
@@ -259,8 +236,13 @@ def scatter_add_planes(g, idx, size):
     gx = xp.zeros((p, size), g.dtype)
     g2 = xp.ascontiguousarray(g.reshape(p, -1))
     i2 = xp.ascontiguousarray(idx.reshape(p, -1))
-    if use_kernels(g):
-        return _compiled().scatter_add_planes(g2, i2, gx)
+    return _kernel("scatter_add_planes", g2)(g2, i2, gx)
+
+
+@register_kernel("scatter_add_planes", "any")
+def _scatter_add_planes(g2, i2, gx):
+    xp = xp_of(g2)
+    p, size = gx.shape
     rows = xp.arange(p)[:, None] * size + i2
     xp.add.at(gx.reshape(-1), rows.reshape(-1), g2.reshape(-1))
     return gx
@@ -268,9 +250,11 @@ def scatter_add_planes(g, idx, size):
 
 def avg_pool(x, windows, divisors, divisor_override=0):
     """Average pooling of ``x`` (P, D, H, W) over windows clipped to the input."""
-    if use_kernels(x):
-        return _compiled().avg_pool(xp_of(x).ascontiguousarray(x), windows, divisors,
-                                    divisor_override)
+    return _kernel("avg_pool", x)(x, windows, divisors, divisor_override)
+
+
+@register_kernel("avg_pool", "any")
+def _avg_pool(x, windows, divisors, divisor_override=0):
     xp = xp_of(x)
     vals, _, _ = _gather_windows(xp, x, windows, (1, 1, 1), 0)
     return vals.sum(-1) / _divisor(xp, divisors, divisor_override, x.dtype)
@@ -285,9 +269,11 @@ def _divisor(xp, divisors, override, dtype):
 
 def avg_pool_backward(g, in_size, windows, divisors, divisor_override=0):
     """The adjoint of :func:`avg_pool`: a new (P, *in_size) array."""
-    if use_kernels(g):
-        return _compiled().avg_pool_backward(xp_of(g).ascontiguousarray(g), tuple(in_size),
-                                             windows, divisors, divisor_override)
+    return _kernel("avg_pool_backward", g)(g, in_size, windows, divisors, divisor_override)
+
+
+@register_kernel("avg_pool_backward", "any")
+def _avg_pool_backward(g, in_size, windows, divisors, divisor_override=0):
     xp = xp_of(g)
     p = g.shape[0]
     size = in_size[0] * in_size[1] * in_size[2]

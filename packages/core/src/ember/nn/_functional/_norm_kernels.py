@@ -1,8 +1,11 @@
-"""Array-level kernels of cross-entropy and the normalization layers, behind the backend seam.
+"""The kernels of cross-entropy and the normalization layers: their interface, and their
+array-module implementations (NOTE [ Kernels by name ] in ``ember._backend._base``).
 
-Float32/float64 NumPy arrays go to the compiled kernels of ``ember._C._loss_norm``; any
-other array (CuPy, or float16) takes the pure ``xp`` path written here, so the same op
-code runs on both. The layouts are the kernels' (see that module): cross-entropy on
+Each public function here is a named kernel that asks the backend of its ``x`` for the
+implementation: the CPU backend registers the compiled kernels of ``ember._C._loss_norm``
+for float32/float64 arrays (``ember._backend._cpu_kernels``); any other array (CuPy, or
+float16) takes the pure ``xp`` implementation registered here for any device, so the same
+op code runs on both. The layouts are the kernels' (see that module): cross-entropy on
 logits ``(N, C, S)`` with targets ``(N, S)``, batch norm and group norm on ``(N, C, S)``,
 layer norm on ``(M, K)``. Callers pass C-contiguous arrays of one float dtype.
 
@@ -14,35 +17,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backend import backend_of, register_kernel
 from ember._ops._util import xp_of
 
 __all__ = [
-    "use_kernels", "check_targets", "cross_entropy_forward", "cross_entropy_backward",
+    "check_targets", "cross_entropy_forward", "cross_entropy_backward",
     "batch_norm_forward", "batch_norm_backward", "layer_norm_forward", "layer_norm_backward",
     "group_norm_forward", "group_norm_backward",
 ]
 
-_C = None
-
-
-def _compiled():
-    global _C
-    if _C is None:
-        from ember._C import _loss_norm
-
-        _C = _loss_norm
-    return _C
-
-
-# Tests set this to run the pure-xp path on NumPy arrays.
+# Tests set this to run the array-module implementations on NumPy arrays.
 FORCE_FALLBACK = False
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
-
-def use_kernels(a) -> bool:
-    """Whether ``a`` goes to the compiled CPU kernels (a float32/float64 NumPy array)."""
-    return type(a) is np.ndarray and a.dtype in _FLOATS and not FORCE_FALLBACK
+def _kernel(name, array):
+    return backend_of(array).kernel(name, array, generic=FORCE_FALLBACK)
 
 
 def _wide(xp, a):
@@ -56,10 +45,12 @@ def _wide(xp, a):
 def check_targets(target, num_classes, ignore_index):
     """PyTorch's IndexError for a class index that is neither ``ignore_index`` nor in
     ``[0, num_classes)``."""
-    if type(target) is np.ndarray and target.dtype == np.int64 and target.ndim == 2 \
-            and target.flags.c_contiguous:
-        _compiled().check_targets(target, num_classes, ignore_index)
-        return
+    impl = _kernel("check_targets", target) if target.ndim == 2 else _check_targets
+    impl(target, num_classes, ignore_index)
+
+
+@register_kernel("check_targets", "any")
+def _check_targets(target, num_classes, ignore_index):
     bad = (target != ignore_index) & ((target < 0) | (target >= num_classes))
     if bool(bad.any()):
         raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
@@ -76,9 +67,11 @@ def cross_entropy_forward(x, target, weight, ignore_index, label_smoothing):
     """``(loss, lse, total_weight)`` of log-softmax + NLL on logits ``x`` (N, C, S):
     per-row losses (N, S) (0 where ignored), the rows' log-sum-exp and the sum of the
     targets' weights over the rows not ignored."""
-    if use_kernels(x):
-        return _compiled().cross_entropy_forward(x, target, weight, ignore_index,
-                                                 label_smoothing)
+    return _kernel("cross_entropy_forward", x)(x, target, weight, ignore_index, label_smoothing)
+
+
+@register_kernel("cross_entropy_forward", "any")
+def _cross_entropy_forward(x, target, weight, ignore_index, label_smoothing):
     check_targets(target, x.shape[1], ignore_index)
     xp = xp_of(x)
     xw, w = _wide(xp, x), _wide(xp, weight)
@@ -102,9 +95,12 @@ def cross_entropy_forward(x, target, weight, ignore_index, label_smoothing):
 def cross_entropy_backward(x, target, weight, ignore_index, label_smoothing, lse, grad, scale):
     """The gradient w.r.t. ``x`` of :func:`cross_entropy_forward`'s losses: each row's
     loss has gradient ``grad[n, s] * scale``, or ``scale`` when ``grad`` is None."""
-    if use_kernels(x):
-        return _compiled().cross_entropy_backward(x, target, weight, ignore_index,
-                                                  label_smoothing, lse, grad, scale)
+    return _kernel("cross_entropy_backward", x)(x, target, weight, ignore_index,
+                                                label_smoothing, lse, grad, scale)
+
+
+@register_kernel("cross_entropy_backward", "any")
+def _cross_entropy_backward(x, target, weight, ignore_index, label_smoothing, lse, grad, scale):
     xp = xp_of(x)
     xw, w = _wide(xp, x), _wide(xp, weight)
     valid, tc, wt = _target_terms(xp, target, w, ignore_index, xw.dtype)
@@ -130,9 +126,12 @@ def cross_entropy_backward(x, target, weight, ignore_index, label_smoothing, lse
 def batch_norm_forward(x, weight, bias, running_mean, running_var, training, eps):
     """``(y, mean, var, invstd)``: the batch's statistics per channel in training (var
     biased), else the running ones given."""
-    if use_kernels(x):
-        return _compiled().batch_norm_forward(x, weight, bias, running_mean, running_var,
-                                              training, eps)
+    return _kernel("batch_norm_forward", x)(x, weight, bias, running_mean, running_var,
+                                            training, eps)
+
+
+@register_kernel("batch_norm_forward", "any")
+def _batch_norm_forward(x, weight, bias, running_mean, running_var, training, eps):
     xp = xp_of(x)
     xw = _wide(xp, x)
     if training:
@@ -150,9 +149,12 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training, eps
 
 def batch_norm_backward(dy, x, mean, invstd, weight, training, need_dx=True, need_sums=True):
     """``(dx, dweight, dbias)`` of :func:`batch_norm_forward` (None where not needed)."""
-    if use_kernels(x):
-        return _compiled().batch_norm_backward(dy, x, mean, invstd, weight, training,
-                                               need_dx, need_sums)
+    return _kernel("batch_norm_backward", x)(dy, x, mean, invstd, weight, training, need_dx,
+                                             need_sums)
+
+
+@register_kernel("batch_norm_backward", "any")
+def _batch_norm_backward(dy, x, mean, invstd, weight, training, need_dx=True, need_sums=True):
     xp = xp_of(x)
     xw, dyw = _wide(xp, x), _wide(xp, dy)
     xmu = xw - mean[None, :, None]
@@ -179,8 +181,11 @@ def batch_norm_backward(dy, x, mean, invstd, weight, training, need_dx=True, nee
 
 def layer_norm_forward(x, weight, bias, eps):
     """``(y, mean, rstd)``: every row of ``x`` normalized, then ``* weight + bias``."""
-    if use_kernels(x):
-        return _compiled().layer_norm_forward(x, weight, bias, eps)
+    return _kernel("layer_norm_forward", x)(x, weight, bias, eps)
+
+
+@register_kernel("layer_norm_forward", "any")
+def _layer_norm_forward(x, weight, bias, eps):
     xp = xp_of(x)
     xw = _wide(xp, x)
     mean = xw.mean(axis=1)
@@ -196,8 +201,11 @@ def layer_norm_forward(x, weight, bias, eps):
 
 def layer_norm_backward(dy, x, mean, rstd, weight, need_dx=True, need_sums=True):
     """``(dx, dweight, dbias)`` of :func:`layer_norm_forward` (None where not needed)."""
-    if use_kernels(x):
-        return _compiled().layer_norm_backward(dy, x, mean, rstd, weight, need_dx, need_sums)
+    return _kernel("layer_norm_backward", x)(dy, x, mean, rstd, weight, need_dx, need_sums)
+
+
+@register_kernel("layer_norm_backward", "any")
+def _layer_norm_backward(dy, x, mean, rstd, weight, need_dx=True, need_sums=True):
     xp = xp_of(x)
     xw, dyw = _wide(xp, x), _wide(xp, dy)
     xhat = (xw - mean[:, None]) * rstd[:, None]
@@ -217,8 +225,11 @@ def layer_norm_backward(dy, x, mean, rstd, weight, need_dx=True, need_sums=True)
 
 def group_norm_forward(x, num_groups, weight, bias, eps):
     """``(y, mean, var, rstd)`` with the statistics of every (sample, group), (N, G)."""
-    if use_kernels(x):
-        return _compiled().group_norm_forward(x, num_groups, weight, bias, eps)
+    return _kernel("group_norm_forward", x)(x, num_groups, weight, bias, eps)
+
+
+@register_kernel("group_norm_forward", "any")
+def _group_norm_forward(x, num_groups, weight, bias, eps):
     xp = xp_of(x)
     xw = _wide(xp, x)
     N, C, S = x.shape
@@ -237,8 +248,11 @@ def group_norm_forward(x, num_groups, weight, bias, eps):
 
 def group_norm_backward(dy, x, num_groups, mean, rstd, weight, need_dx=True):
     """``(dx or None, dweight, dbias)`` of :func:`group_norm_forward`."""
-    if use_kernels(x):
-        return _compiled().group_norm_backward(dy, x, num_groups, mean, rstd, weight, need_dx)
+    return _kernel("group_norm_backward", x)(dy, x, num_groups, mean, rstd, weight, need_dx)
+
+
+@register_kernel("group_norm_backward", "any")
+def _group_norm_backward(dy, x, num_groups, mean, rstd, weight, need_dx=True):
     xp = xp_of(x)
     xw, dyw = _wide(xp, x), _wide(xp, dy)
     N, C, S = x.shape

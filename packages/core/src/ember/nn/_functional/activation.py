@@ -81,14 +81,12 @@ class _TensorMath:
     erf = staticmethod(_ew.erf)
 
 
-_NUMPY_MATH = _ArrayMath(np)
 _TENSOR_MATH = _TensorMath()
 _math_cache: dict = {}
 
 
 def _array_math(x):
-    if type(x) is np.ndarray:
-        return _NUMPY_MATH
+    """The math of ``x``'s array module (one object per module)."""
     xp = xp_of(x)
     m = _math_cache.get(xp)
     if m is None:

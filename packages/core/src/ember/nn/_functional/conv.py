@@ -97,9 +97,10 @@ def _chunks(n, per_sample_bytes, limit=None):
 
 
 def _scratch(xp, shape, dtype, slot, like):
-    """A scratch array: the thread's workspace on the CPU, a fresh array elsewhere."""
-    if K.use_kernels(like):
-        return K.workspace(shape, dtype, slot)
+    """A scratch array: the device's workspace where the compiled kernels run (the CPU's
+    is reused from call to call), a fresh array elsewhere."""
+    if K.has_compiled("im2col", like):
+        return K.workspace(shape, dtype, slot, like)
     return xp.empty(shape, dtype)
 
 
@@ -138,11 +139,12 @@ _GG = {np.dtype(t): np.kron(_G, _G).astype(t) for t in (np.float32, np.float64)}
 
 def _use_winograd(a, geo, c, cout, out_sp):
     """Whether the convolution of ``a`` (the input or output gradient, in compute dtype)
-    takes the Winograd path: 2-d, 3x3, stride 1, dilation 1, one group, a float32/float64
-    NumPy array, and shapes where it was measured faster than im2col."""
+    takes the Winograd path: 2-d, 3x3, stride 1, dilation 1, one group, an array the
+    compiled transforms take (float32/float64 on the CPU), and shapes where it was measured
+    faster than im2col."""
     if not (WINOGRAD and geo.nd == 2 and geo.groups == 1 and geo.kernel == (1, 3, 3)
             and geo.stride == (1, 1, 1) and geo.dilation == (1, 1, 1)
-            and K.use_kernels(a)):
+            and K.has_compiled("winograd_input", a)):
         return False
     return _winograd_pays(c, cout, out_sp)
 

@@ -101,7 +101,7 @@ class _MaxPool(Node):
         self.in_shape = x.shape
         dt = x.dtype
         planes = _planes(_upcast(x), nd)
-        if regular is not None and K.use_kernels(planes):
+        if regular is not None and K.has_compiled("max_pool_regular", planes):
             out, idx = K.max_pool_regular(planes, *regular)
         else:
             out, idx = K.max_pool(planes, windows, steps)

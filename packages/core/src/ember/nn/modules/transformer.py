@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ember._backend import backend_of
 from ember.nn import functional as F
 from ember.nn._functional.attention import _canonical_mask, _mha_forward, _none_or_dtype
 from ember.nn.modules.container import ModuleList
@@ -224,7 +225,7 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
 
 
 def _host(a):
-    return a if isinstance(a, np.ndarray) else a.get()
+    return backend_of(a).to_numpy(a)
 
 
 def _get_clones(module, n):

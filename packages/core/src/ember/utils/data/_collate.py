@@ -138,6 +138,7 @@ def collate_tensor_fn(batch, *, collate_fn_map: dict | None = None):
             fast = False
     if not fast:  # other devices, mixed dtypes (PyTorch's promotion), autograd
         out = ember.stack(batch, 0)
+        # batches cross to the main process in shared host memory: CPU arrays only
         if _shared_empty is not None and type(out._data) is np.ndarray:
             shared = _shared_empty(out._data.shape, out._data.dtype)
             np.copyto(shared, out._data)

@@ -345,6 +345,7 @@ class _BatchPickler(pickle.Pickler):
             ref, meta = self._place(a)
             cls = None if type(obj) is ember.Tensor else type(obj)
             return (_rebuild_tensor, (ref, *meta, bool(obj.requires_grad and obj.is_leaf), cls))
+        # a dataset's own NumPy arrays (host memory by definition) travel in shared memory
         if type(obj) is np.ndarray and obj.nbytes >= _SHM_ARRAY_MIN_BYTES \
                 and not obj.dtype.hasobject:
             ref, meta = self._place(obj)
