@@ -6,8 +6,7 @@
 
 from __future__ import annotations
 
-import numpy as _np
-
+from ember import _backend as _backend_module
 from ember import _dtype as _dtype_module
 from ember import _ops, autograd, random
 from ember._backend import _malloc
@@ -42,6 +41,7 @@ from ember._dtype import (
     short,
     uint8,
 )
+from ember._ops._registry import get_op as _get_op
 from ember._ops.conversion import *  # noqa: F403
 from ember._ops.creation import *  # noqa: F403
 from ember._ops.cumulative import *  # noqa: F403
@@ -68,19 +68,13 @@ from ember.autograd.grad_mode import (
 
 _malloc.tune()  # NOTE [ malloc and page faults ]
 _install_methods()  # the core ops' methods; again below once nn.functional has registered
-_core.set_binary_ops((_ops.elementwise.Add, _ops.elementwise.add),
-                     (_ops.elementwise.Sub, _ops.elementwise.sub),
-                     (_ops.elementwise.Mul, _ops.elementwise.mul),
-                     (_ops.elementwise.Div, _ops.elementwise.div))
+# The compiled fast paths, from the op registry: + - * / and the unary ops whose node has a
+# fast_path (ember._ops.unary); they fall back to the registered Python functions.
+_core.set_binary_ops(*[(_get_op(f"ember.{name}").nodes[0], _get_op(f"ember.{name}").function)
+                       for name in ("add", "sub", "mul", "div")])
 _core.set_unary_ops({
-    # name: (Node class, general function, one-call NumPy ufunc or None, dtype kinds)
-    name: (getattr(_ops.elementwise, name).op, getattr(_ops.elementwise, name), ufunc, kinds)
-    for name, ufunc, kinds in [
-        ("exp", _np.exp, "fc"), ("log", _np.log, "fc"), ("tanh", _np.tanh, "fc"),
-        ("sigmoid", None, "fc"), ("neg", _np.negative, "fciu"), ("relu", None, "fiu"),
-        ("sqrt", _np.sqrt, "fc"), ("abs", _np.absolute, "fiu"), ("sin", _np.sin, "fc"),
-        ("cos", _np.cos, "fc"),
-    ]
+    name: (op.nodes[0], op.function, *op.nodes[0].fast_path)
+    for name in _core.UNARY_FAST_PATH for op in [_get_op(f"ember.{name}")]
 })
 # The compiled function forms of the hottest ops (they fall back to the Python ones).
 add, sub, mul, div = _core.add, _core.sub, _core.mul, _core.div
@@ -88,6 +82,7 @@ exp, log, tanh, sigmoid, neg, relu = _core.exp, _core.log, _core.tanh, _core.sig
     _core.neg, _core.relu
 sqrt, abs, sin, cos = _core.sqrt, _core.abs, _core.sin, _core.cos  # noqa: A001
 _core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc", _ops.creation.zeros_like)
+_core.set_device_check(_backend_module.check_same_device)
 
 
 __all__ = [

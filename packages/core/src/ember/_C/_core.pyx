@@ -19,6 +19,7 @@ or kept as plain attributes set in forward.
 
 import re as _re
 import sys
+import types as _types
 import traceback as _traceback
 import weakref as _weakref
 
@@ -124,6 +125,17 @@ def set_tensor_class(cls):
     TensorCls = cls
 
 
+cdef object _device_of_arrays = None  # [arrays] -> their one Backend (raises if mixed)
+
+
+def set_device_check(fn):
+    """Register ``fn(arrays) -> backend``: the device of an op's arrays, raising PyTorch's
+    error when they are on different devices. Called only when an op has an array that is
+    not a NumPy array, so CPU ops pay nothing for it."""
+    global _device_of_arrays
+    _device_of_arrays = fn
+
+
 def set_helpers(sum_to, is_differentiable_dtype, zeros_like):
     """Register the few Tensor-level helpers the engine needs."""
     global _sum_to, _is_diff_dtype, _zeros_like
@@ -178,6 +190,49 @@ def dispatch(str name, fn, *args, **kwargs):
         return fn(*args, **kwargs)
     finally:
         _listener.exit(token)
+
+
+cdef class DispatchedFunction:
+    """A public function made to pass the dispatch point as op ``op_name``: the ops that
+    make their result without a graph node (creation, sampling) are wrapped in it. It calls
+    the function directly when no listener is installed. ``__wrapped__``, ``__name__``,
+    ``__doc__`` ... are the function's (``inspect.signature`` and pickling see through it).
+    """
+
+    cdef readonly str op_name
+    cdef object fn
+    cdef dict __dict__
+
+    def __init__(self, str name, fn):
+        self.op_name = name
+        self.fn = fn
+        for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+            setattr(self, attr, getattr(fn, attr))
+        setattr(self, "__wrapped__", fn)
+
+    def __call__(self, *args, **kwargs):
+        if not _listening:
+            return self.fn(*args, **kwargs)
+        token = _listener.enter(self.op_name, args)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            _listener.exit(token)
+
+    def __get__(self, obj, cls):
+        # installed as a Tensor method: bind like a plain function
+        return self if obj is None else _types.MethodType(self, obj)
+
+    def __repr__(self):
+        return f"<function {getattr(self, '__qualname__')}>"
+
+    def __reduce__(self):
+        return getattr(self, "__qualname__")
+
+
+def dispatched(fn):
+    """Decorator: pass ``fn`` through the dispatch point as op ``fn.__name__``."""
+    return DispatchedFunction(fn.__name__, fn)
 
 
 cdef inline bint is_diff_dtype(object dt):
@@ -1031,19 +1086,34 @@ cdef object apply_impl(object op_cls, tuple args):
     cdef bint any_grad = False
     cdef TensorBase t
     cdef object a
+    cdef bint on_host = True
     for i in range(n):
         a = args[i]
         if isinstance(a, TensorBase):
             t = <TensorBase>a
             arrays[i] = t._data
+            if type(t._data) is not _ndarray:
+                on_host = False
             if t._requires_grad or t._grad_fn is not None:
                 any_grad = True
-    out = node.forward(*arrays)
+    if on_host:
+        out = node.forward(*arrays)
+    else:
+        out = forward_on_device(node, arrays)
     if not (any_grad and ember_grad_enabled and node.differentiable):
         if type(out) is tuple:
             return tuple([wrap(o) if o is not None else None for o in out])
         return wrap(out)
     return record(node, args, out)
+
+
+cdef object forward_on_device(Node node, list arrays):
+    """``node.forward`` for arrays of a device (not all NumPy): the arrays must share one
+    device, and the forward runs under that device's context, so its allocations land
+    there (NOTE [ Backends are devices ])."""
+    backend = _device_of_arrays([a for a in arrays if hasattr(a, "dtype")])
+    with backend.context():
+        return node.forward(*arrays)
 
 
 cdef list forward_trace():
@@ -1197,8 +1267,13 @@ cdef object apply_inplace_impl(object op_cls, TensorBase self, tuple args):
                 any_grad = True
     if not (any_grad and ember_grad_enabled):
         node = Node.__new__(op_cls)
-        arrays = [(<TensorBase>a)._data if isinstance(a, TensorBase) else a for a in args]
-        res = node.forward(self._data, *arrays)
+        arrays = [self._data] + [(<TensorBase>a)._data if isinstance(a, TensorBase) else a
+                                 for a in args]
+        if type(self._data) is _ndarray and all(
+                type(a) is _ndarray or not hasattr(a, "dtype") for a in arrays):
+            res = node.forward(*arrays)
+        else:
+            res = forward_on_device(node, arrays)
         copy_into(self._data, res)
         bump_version(self)
         return self

@@ -11,7 +11,7 @@ import numpy as np
 
 from ember import _dtype
 from ember._backend import backend_for_device, backend_of, cpu
-from ember._C._core import TensorBase, make_tensor_from_array
+from ember._C._core import TensorBase, dispatched, make_tensor_from_array
 from ember._ops._util import apply, c10_type_name, not_implemented, type_name, with_out
 
 __all__ = [
@@ -184,6 +184,7 @@ def _infer_array(data, dtype=None):
     return arr, target
 
 
+@dispatched
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (a number, nested sequence, array or tensor).
 
@@ -219,6 +220,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _finish(arr, requires_grad)
 
 
+@dispatched
 def as_tensor(data, dtype=None, device=None):
     """Like :func:`tensor` but shares memory with ``data`` when it can (a tensor or a
     NumPy array of the same dtype and device)."""
@@ -233,6 +235,7 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
+@dispatched
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """``as_tensor`` with ``copy`` control, as ``torch.asarray``."""
     if copy:
@@ -244,6 +247,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     return t
 
 
+@dispatched
 def from_numpy(ndarray: np.ndarray):
     """A tensor sharing memory with ``ndarray``: changes to either show in the other."""
     if not isinstance(ndarray, np.ndarray):
@@ -257,6 +261,7 @@ def from_numpy(ndarray: np.ndarray):
     return make_tensor_from_array(ndarray)
 
 
+@dispatched
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with any object that implements the DLPack protocol
     (a NumPy or CuPy array, a PyTorch tensor, another ember tensor, ...)."""
@@ -335,24 +340,28 @@ def _filled(kind, size, fill, dtype, device, requires_grad, fn=None):
     return _finish(arr, requires_grad)
 
 
+@dispatched
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of zeros with shape ``size`` (ints, or one tuple or list of ints)."""
     _require_size("zeros", size)
     return with_out(_filled("zeros", size, 0, dtype, device, requires_grad, "zeros"), out)
 
 
+@dispatched
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of ones with shape ``size``."""
     _require_size("ones", size)
     return with_out(_filled("ones", size, 1, dtype, device, requires_grad), out)
 
 
+@dispatched
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
     """An uninitialized tensor with shape ``size``."""
     return with_out(_filled("empty", size, 0, dtype, device, requires_grad), out)
 
 
+@dispatched
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False):
     """An uninitialized tensor with shape ``size`` and strides ``stride`` (in elements)."""
@@ -375,6 +384,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     return _finish(arr, requires_grad)
 
 
+@dispatched
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
     """A tensor of shape ``size`` filled with ``fill_value``; the dtype follows the value
@@ -392,6 +402,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
                              requires_grad), out)
 
 
+@dispatched
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False):
     """A 0-d tensor holding ``s``, of the default dtype unless ``dtype`` is given."""
     if isinstance(s, TensorBase):
@@ -405,6 +416,7 @@ def _like(input, dtype, device):
             device if device is not None else input.device)
 
 
+@dispatched
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """A tensor of zeros with the shape (and dtype and device, unless given) of ``input``."""
@@ -412,6 +424,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     return zeros(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@dispatched
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """A tensor of ones shaped like ``input``."""
@@ -419,6 +432,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     return ones(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@dispatched
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """An uninitialized tensor shaped like ``input``."""
@@ -426,6 +440,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     return empty(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@dispatched
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     """A tensor shaped like ``input`` filled with ``fill_value`` (``input``'s dtype
@@ -541,6 +556,7 @@ def _arange_values(start, step, n, np_dtype):
     return scalar
 
 
+@dispatched
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``.
@@ -590,6 +606,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     return with_out(_finish(arr, requires_grad), out)
 
 
+@dispatched
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
           requires_grad=False):
     """Deprecated in PyTorch: values from ``start`` to ``end`` inclusive."""
@@ -691,6 +708,7 @@ def _linspace_values(start, end, steps, np_dtype):
     return np.where(lo, fma(step, fidx, s), fma(-step, fhi, e)).astype(np_dtype)
 
 
+@dispatched
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
@@ -719,6 +737,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return with_out(_finish(arr, requires_grad), out)
 
 
+@dispatched
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced on a
@@ -788,6 +807,7 @@ def _c_pow(x, y):
         return math.nan
 
 
+@dispatched
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A 2-d tensor with ones on the diagonal and zeros elsewhere (``n`` rows, ``m``
     columns, ``m = n`` by default)."""

@@ -27,7 +27,7 @@ from ember import _dtype
 from ember._backend import backend_for_device, backend_of
 from ember._backend import cpu as cpu_backend
 from ember._backend._base import all_backends
-from ember._C._core import Node, TensorBase, apply_inplace, make_tensor_from_array
+from ember._C._core import Node, TensorBase, apply_inplace, dispatched, make_tensor_from_array
 from ember._device import device as _device_cls
 from ember._ops._util import apply, not_implemented, type_name, with_out
 from ember._ops.creation import _like, _sizes
@@ -311,6 +311,7 @@ def _size_args(size, fn):
 # ---------------------------------------------------------------------------
 # factories
 
+@dispatched
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor of shape ``size`` with values drawn uniformly from [0, 1).
@@ -328,6 +329,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _finish(_uniform(rng, shape, np_dtype), dev, requires_grad, out)
 
 
+@dispatched
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """A tensor of shape ``size`` with values drawn from the standard normal
@@ -409,6 +411,7 @@ def _randint_args(args, low, high, size, fn):
     return _int_arg(low, fn, "low"), _int_arg(high, fn, "high"), size
 
 
+@dispatched
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
             layout=None, device=None, requires_grad=False, pin_memory=False):
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
@@ -436,6 +439,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     return _finish(_integers(rng, low, high, shape, np_dtype), dev, requires_grad, out)
 
 
+@dispatched
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` is given)."""
@@ -462,6 +466,7 @@ def _like_args(input, dtype, device):
     return _like(input, dtype, device)
 
 
+@dispatched
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     """``rand`` with the shape (and dtype and device, unless given) of ``input``."""
@@ -470,6 +475,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
                 requires_grad=requires_grad)
 
 
+@dispatched
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     """``randn`` with the shape (and dtype and device, unless given) of ``input``."""
@@ -478,6 +484,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=requires_grad)
 
 
+@dispatched
 def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     """``randint`` shaped like ``input``: ``randint_like(input, high)`` or
@@ -523,6 +530,7 @@ def _check_std(std):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
 
 
+@dispatched
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False, pin_memory=False):
     """Samples from normal distributions with the given means and standard deviations.
@@ -588,6 +596,7 @@ _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could 
             "message be improved?  If so, please report an enhancement request to PyTorch.)")
 
 
+@dispatched
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: ``1`` with probability ``input`` elementwise (or ``p`` for every
     element when given); the result has ``input``'s dtype."""
@@ -616,6 +625,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return with_out(apply(Sample, draw, input), out)
 
 
+@dispatched
 def poisson(input, generator=None):
     """Samples from Poisson distributions with rates ``input`` (same dtype)."""
     np_dtype = input._data.dtype
@@ -633,6 +643,7 @@ def poisson(input, generator=None):
     return apply(Sample, draw, input)
 
 
+@dispatched
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Category indices drawn from the distributions given by the (unnormalized,
     non-negative) weights in each row of ``input``: ``num_samples`` per row, without
