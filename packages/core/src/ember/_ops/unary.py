@@ -644,3 +644,15 @@ METHODS.update({
     "conj": conj, "real_part": real_part, "imag_part": imag_part,
     "__neg__": neg, "__abs__": abs, "__pos__": lambda self: self,
 })
+
+
+# The compiled fast paths of ember._C._core (Tensor.exp, ember.exp, ... on NumPy arrays):
+# per op, the one-call NumPy ufunc computing its forward (None: the node's own forward)
+# and the dtype kinds it takes. ember/__init__.py hands them to the core from the op
+# registry; the fast path records the same node, so it cannot disagree with the op.
+for _fn, _ufunc, _kinds in ((exp, np.exp, "fc"), (log, np.log, "fc"), (tanh, np.tanh, "fc"),
+                            (sigmoid, None, "fc"), (neg, np.negative, "fciu"),
+                            (relu, None, "fiu"), (sqrt, np.sqrt, "fc"),
+                            (abs, np.absolute, "fiu"), (sin, np.sin, "fc"),
+                            (cos, np.cos, "fc")):
+    _fn.op.fast_path = (_ufunc, _kinds)
