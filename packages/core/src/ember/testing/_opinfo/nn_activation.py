@@ -395,6 +395,15 @@ def _seeded_samples(name):
     return samples
 
 
+def _rrelu_seeded_samples(dtype, rng):
+    x = _away(arr(rng, (3, 4), np.float64), (0.0,)).astype(dtype)
+    yield SampleInput(x, kwargs={"training": True})
+    yield SampleInput(x, kwargs={"lower": 0.2, "upper": 0.6, "training": True})
+
+
+# rrelu in training draws its negative slopes at random: gradchecked under a fixed seed
+OPS.append(OpInfo("rrelu_training_seeded", _seeded(F.rrelu), _rrelu_seeded_samples))
+
 for _name in _DROPOUTS:
     OPS.append(OpInfo(_name, getattr(F, _name), _dropout_samples(_name), ref=_dropout_ref,
                       torch_op=_F(_name)))

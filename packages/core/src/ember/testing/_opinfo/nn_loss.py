@@ -10,6 +10,7 @@ PyTorch. Integer class targets never require grad.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -50,6 +51,15 @@ def _label_kw(fn, n_inputs):
 
 def _label_torch(name, n_inputs):
     return lambda torch: _label_kw(getattr(torch.nn.functional, name), n_inputs)
+
+
+def _quiet(fn):
+    """``fn`` with its UserWarnings silenced."""
+    def call(*args, **kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return fn(*args, **kwargs)
+    return call
 
 
 def _signs(rng, shape, dtype):
@@ -373,7 +383,9 @@ def _gaussian_samples(dtype, rng):
 
 
 OPS += [
-    OpInfo("kl_div", F.kl_div, _kl_samples, ref=_kl_ref, torch_op=_F("kl_div")),
+    # reduction='mean' warns that it is not the KL divergence (PyTorch's warning)
+    OpInfo("kl_div", _quiet(F.kl_div), _kl_samples, ref=_kl_ref,
+           torch_op=lambda torch: _quiet(torch.nn.functional.kl_div)),
     OpInfo("poisson_nll_loss", F.poisson_nll_loss, _poisson_samples, ref=_poisson_ref,
            torch_op=_F("poisson_nll_loss")),
     OpInfo("gaussian_nll_loss", F.gaussian_nll_loss, _gaussian_samples, ref=_gaussian_ref,
