@@ -14,7 +14,7 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing._opinfo.core import OpInfo, SampleInput, arr
+from ember.testing._opinfo.core import OpInfo, SampleInput, XFail, arr
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -181,11 +181,17 @@ _ACTIVATIONS = [
     ("mish", lambda x: x * np.tanh(_softplus(x)), ({},), (), "kwarg"),
 ]
 
+_XFAILS = {
+    "hardswish": (XFail("test_subgradients_match_torch",
+                        "ember bug: hardswish's gradient at x = -3 and x = 3 is (2x + 3) / 6 "
+                        "(-0.5, 1.5); torch gives 0 and 1"),),
+}
+
 OPS = []
 for _name, _ref, _kws, _kinks, _inplace in _ACTIVATIONS:
     # "relu" is also ember.relu's entry
     OPS += _act(_name, _ref, _kws, _kinks, inplace=_inplace, low=-4.0, high=4.0,
-                prefix="nn_" if _name == "relu" else "")
+                prefix="nn_" if _name == "relu" else "", xfails=_XFAILS.get(_name, ()))
 
 # ---------------------------------------------------------------------------------------
 # prelu, glu

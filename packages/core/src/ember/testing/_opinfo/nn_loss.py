@@ -16,7 +16,7 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing._opinfo.core import OpInfo, SampleInput, arr, positive
+from ember.testing._opinfo.core import OpInfo, SampleInput, XFail, arr, positive
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -300,7 +300,11 @@ def _bce_logits_samples(dtype, rng):
 
 OPS += [
     OpInfo("binary_cross_entropy", F.binary_cross_entropy, _bce_samples, ref=_bce_ref,
-           torch_op=_F("binary_cross_entropy")),
+           torch_op=_F("binary_cross_entropy"),
+           xfails=(XFail("test_subgradients_match_torch",
+                         "ember bug: binary_cross_entropy's gradient with respect to target at "
+                         "input 0 or 1 is +-100 (the forward's log clamp); torch gives +-inf "
+                         "(log(1 - x) - log(x) unclamped)"),)),
     OpInfo("binary_cross_entropy_with_logits", F.binary_cross_entropy_with_logits,
            _bce_logits_samples, ref=_bce_logits_ref,
            torch_op=_F("binary_cross_entropy_with_logits")),
@@ -385,7 +389,10 @@ def _gaussian_samples(dtype, rng):
 OPS += [
     # reduction='mean' warns that it is not the KL divergence (PyTorch's warning)
     OpInfo("kl_div", _quiet(F.kl_div), _kl_samples, ref=_kl_ref,
-           torch_op=lambda torch: _quiet(torch.nn.functional.kl_div)),
+           torch_op=lambda torch: _quiet(torch.nn.functional.kl_div),
+           xfails=(XFail("test_subgradients_match_torch",
+                         "ember differs: kl_div's gradient with respect to a zero target "
+                         "(log_target=False) is finite (1 at input -1); torch gives NaN"),)),
     OpInfo("poisson_nll_loss", F.poisson_nll_loss, _poisson_samples, ref=_poisson_ref,
            torch_op=_F("poisson_nll_loss")),
     OpInfo("gaussian_nll_loss", F.gaussian_nll_loss, _gaussian_samples, ref=_gaussian_ref,
