@@ -197,3 +197,20 @@ def test_noncontiguous_input(op):
         checked += 1
     if not checked:
         pytest.skip(f"{op.name} has no sample with an array to make non-contiguous")
+
+
+def test_every_nn_functional_op_has_an_entry():
+    """Each public function of ember.nn.functional has an OpInfo named after it (``nn_``
+    in front where a tensor op has the plain name) that calls it: the function itself or
+    a wrapper from the nn families (ember.testing._opinfo.nn_*)."""
+    import ember.nn.functional as F
+
+    def calls(entry, fn):
+        return entry.op is fn or getattr(entry.op, "__module__", "").startswith(
+            "ember.testing._opinfo.nn_")
+
+    by_name = {o.name: o for o in op_db}
+    missing = [n for n in F.__all__ if callable(getattr(F, n))
+               and not any(e in by_name and calls(by_name[e], getattr(F, n))
+                           for e in (n, f"nn_{n}"))]
+    assert not missing, f"nn.functional ops without an op-database entry: {missing}"

@@ -179,7 +179,11 @@ _ACTIVATIONS = [
     ("hardswish", _hardswish, ({},), (-3.0, 3.0), "kwarg"),
     ("silu", lambda x: x * _sigmoid(x), ({},), (), "kwarg"),
     ("mish", lambda x: x * np.tanh(_softplus(x)), ({},), (), "kwarg"),
+    ("tanh", np.tanh, ({},), (), None),
+    ("sigmoid", lambda x: _sigmoid(x), ({},), (), None),
 ]
+# these names are also tensor ops' entries
+_TENSOR_OP_NAMES = ("relu", "tanh", "sigmoid")
 
 _XFAILS = {
     "hardswish": (XFail("test_subgradients_match_torch",
@@ -213,9 +217,9 @@ def _quiet(ref):
 
 OPS = []
 for _name, _ref, _kws, _kinks, _inplace in _ACTIVATIONS:
-    # "relu" is also ember.relu's entry
     OPS += _act(_name, _ref, _kws, _kinks, inplace=_inplace, low=-4.0, high=4.0,
-                prefix="nn_" if _name == "relu" else "", xfails=_XFAILS.get(_name, ()))
+                prefix="nn_" if _name in _TENSOR_OP_NAMES else "",
+                xfails=_XFAILS.get(_name, ()))
     # NaN, infinities, signed zeros and huge values: forward only
     OPS.append(OpInfo(f"{_name}_nonfinite", getattr(F, _name), _nonfinite_samples(_kws),
                       ref=_quiet(_like(_ref)), differentiable=False, torch_op=_F(_name),

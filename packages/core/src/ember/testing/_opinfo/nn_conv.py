@@ -518,6 +518,6 @@ def _fold_samples(dtype, rng):
 
 
 OPS = _conv_ops() + _pool_ops() + [
-    OpInfo("unfold_nn", F.unfold, _unfold_samples, ref=_unfold_ref, torch_op=_F("unfold")),
+    OpInfo("nn_unfold", F.unfold, _unfold_samples, ref=_unfold_ref, torch_op=_F("unfold")),
     OpInfo("fold", F.fold, _fold_samples, ref=_fold_ref, torch_op=_F("fold")),
 ]
