@@ -28,6 +28,9 @@ class SampleInput:
     NumPy arrays anywhere in ``input``, ``args`` or ``kwargs`` (also inside lists and
     tuples) become tensors for the ember call and stay arrays for the reference.
     ``grad=False`` marks a sample not to gradcheck (e.g. at a non-differentiable point).
+    Float arrays in ``input`` and ``args`` require grad in the gradient tests; arrays in
+    ``kwargs`` never do (constants such as targets or running statistics go there), and
+    integer arrays never do.
     """
 
     input: Any
@@ -35,6 +38,28 @@ class SampleInput:
     kwargs: dict = field(default_factory=dict)
     grad: bool = True
     name: str = ""
+
+
+@dataclass(frozen=True)
+class XFail:
+    """A known failure of one generic test of one op, for ``OpInfo.xfails``.
+
+    The test is marked ``xfail(strict=True)`` so that it fails loudly once the bug is
+    fixed and the entry must go. ``test`` is the test function's name (e.g.
+    ``"test_gradcheck"``, ``"test_forward_matches_torch"``); ``dtypes`` limits the mark to
+    those dtypes (None: all) for the tests parametrized by dtype.
+    """
+
+    test: str
+    reason: str
+    dtypes: tuple | None = None
+
+    def applies(self, test: str, dtype=None) -> bool:
+        if test != self.test:
+            return False
+        if self.dtypes is None or dtype is None:
+            return True
+        return np.dtype(dtype) in {np.dtype(d) for d in self.dtypes}
 
 
 @dataclass
@@ -57,6 +82,8 @@ class OpInfo:
         grad_atol, grad_rtol: gradcheck tolerances.
         output_process: ``f(result) -> comparable`` applied to both results, e.g. to
             pick the values of a (values, indices) pair.
+        gradgrad: also gradgradcheck the float64 samples.
+        xfails: ``XFail`` entries naming known bugs (tests marked strict xfail).
     """
 
     name: str
@@ -74,6 +101,11 @@ class OpInfo:
     grad_rtol: float = 1e-3
     output_process: Callable | None = None
     gradgrad: bool = False
+    xfails: tuple = ()
+
+    def xfail_reasons(self, test: str, dtype=None) -> list:
+        """The reasons of the ``xfails`` that apply to ``test`` (at ``dtype``)."""
+        return [x.reason for x in self.xfails if x.applies(test, dtype)]
 
     def __repr__(self) -> str:
         return f"OpInfo({self.name})"

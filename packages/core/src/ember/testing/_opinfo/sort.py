@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 import ember
-from ember.testing._opinfo.core import FLOATING, OpInfo, SampleInput, arr
+from ember.testing._opinfo.core import FLOATING, OpInfo, SampleInput, XFail, arr
 from ember.testing._opinfo.reduction import quiet
 
 _INTS = (np.int32, np.int64)
@@ -412,16 +412,27 @@ OPS = [
     OpInfo("nanmedian", ember.nanmedian,
            lambda dt, rng: (SampleInput(_with_nans(rng, (3, 5), dt)),
                             SampleInput(np.full(3, np.nan, dt), grad=False, name="all nan")),
-           ref=_nanmedian_all_ref, torch_op=_t("nanmedian"), method="nanmedian"),
+           ref=_nanmedian_all_ref, torch_op=_t("nanmedian"), method="nanmedian",
+           xfails=(XFail("test_subgradients_match_torch",
+                         "ember differs: the gradient of nanmedian over an all-NaN tensor goes "
+                         "to its first element; torch spreads it evenly (1/3 each of 3)"),)),
     OpInfo("nanmedian_dim", ember.nanmedian, _nanmedian_samples, ref=_median_dim_ref(True),
            torch_op=_t("nanmedian"), method="nanmedian"),
     OpInfo("mode", ember.mode, _mode_samples, ref=_mode_ref, dtypes=_REALS,
            torch_op=_t("mode"), method="mode"),
     OpInfo("quantile", ember.quantile, _quantile_samples, ref=_quantile_ref(np.quantile),
-           torch_op=_t("quantile"), method="quantile", gradgrad=True),
+           torch_op=_t("quantile"), method="quantile", gradgrad=True,
+           xfails=(XFail("test_subgradients_match_torch",
+                         "ember bug: quantile gives no gradient with respect to a tensor q "
+                         "(torch does)"),)),
     OpInfo("nanquantile", ember.nanquantile, _nanquantile_samples,
            ref=_quantile_ref(np.nanquantile), torch_op=_t("nanquantile"),
-           method="nanquantile"),
+           method="nanquantile",
+           xfails=(XFail("test_subgradients_match_torch",
+                         "ember bug: nanquantile with a tensor q gives q no gradient, and with "
+                         "a NaN in a slice the input gradient keeps one q's share only (row "
+                         "[4, nan, 0], q [0.25, 0.6]: ember [0.6, 0, 0.4], torch "
+                         "[0.85, 0, 1.15])"),)),
     OpInfo("unique", ember.unique, _unique_samples, ref=_unique_ref,
            dtypes=_REALS + (np.bool_,), differentiable=False, torch_op=_t("unique"),
            method="unique"),
