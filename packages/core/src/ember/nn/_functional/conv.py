@@ -126,6 +126,10 @@ def _grad_columns(xp, g3, groups):
 # ember._C._conv): 16 GEMMs of (Cout, C) @ (C, tiles) instead of one of
 # (Cout, 9C) @ (9C, 4 tiles), 2.25x fewer multiplies, and the same for both gradients.
 
+# The Winograd path is written for NumPy arrays (np below): it runs only where the compiled
+# CPU transforms take the arrays (_use_winograd asks the backend), never on another device.
+# Its tuning (thresholds, chunk sizes) belongs with the CPU kernels; it is still here.
+
 # Tests switch it off to compare against the im2col path.
 WINOGRAD = True
 
