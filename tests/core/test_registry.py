@@ -204,3 +204,18 @@ def test_every_registered_op_has_an_op_database_entry():
     assert not new, f"registered ops without an op-database entry: {new}"
     stale = sorted(set(KNOWN_UNCOVERED) - missing)
     assert not stale, f"now covered by the op database, remove from KNOWN_UNCOVERED: {stale}"
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_fast_paths_and_forwards_agree_on_warnings(requires_grad):
+    import warnings
+
+    x = ember.tensor([-1.0, 0.0, 1000.0, float("inf")], dtype=ember.float64,
+                     requires_grad=requires_grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PyTorch gives nan and inf silently
+        for fn in (ember.log, ember.sqrt, ember.exp, ember.sin, ember.cos, ember.tanh):
+            fn(x)
+            getattr(x, fn.__name__)()
+        x / 0.0
+        x / ember.zeros(4, dtype=ember.float64)

@@ -30,8 +30,9 @@ from cpython.contextvars cimport PyContextVar_Reset, PyContextVar_Set
 cnp.import_array()
 
 # NumPy's floating-point error state is a context variable; the fast paths set it to
-# "ignore" around their ufunc call as the ops' own forwards do with np.errstate (PyTorch
-# gives nan and inf silently), at a fraction of errstate's cost.
+# "ignore" around the ufunc calls that can warn (division, exp, log, sqrt, sin, cos) as the
+# ops' own forwards do with np.errstate (PyTorch gives nan and inf silently), at a fraction
+# of errstate's cost (still ~0.1-0.2 us, which is why the others do not).
 try:
     from numpy._core._multiarray_umath import _extobj_contextvar as _fp_state
     from numpy._core._multiarray_umath import _make_extobj
@@ -516,6 +517,8 @@ cdef object fast_binary_impl(TensorBase self, object other, object x, object y, 
     cdef Node node
     try:
         if not grad:
+            if op != OP_DIV:  # as the ops' forwards: only division silences NumPy
+                return wrap(_ufuncs[op](y, x) if reflected else _ufuncs[op](x, y))
             return wrap(quiet_call2(_ufuncs[op], y, x) if reflected
                         else quiet_call2(_ufuncs[op], x, y))
         node = Node.__new__(_op_classes[op])
@@ -540,16 +543,18 @@ cdef class UnaryEntry:
     cdef object function   # the general Python function (any dtype, device, ...)
     cdef object ufunc      # a NumPy ufunc computing the op in one call, or None
     cdef bytes kinds       # dtype kinds taken by the fast path
+    cdef bint quiet        # silence NumPy's floating-point warnings, as the op's forward does
 
 
 def set_unary_ops(dict ops):
     """Register, per name in UNARY_FAST_PATH, (Node class, Python function, ufunc or None,
-    dtype kinds such as "fc") for the compiled unary methods."""
+    dtype kinds such as "fc", quiet) for the compiled unary methods; ``quiet``: the ufunc
+    can raise NumPy floating-point warnings that the op's forward silences."""
     cdef UnaryEntry e
     for i, name in enumerate(UNARY_FAST_PATH):
-        cls, fn, ufunc, kinds = ops[name]
+        cls, fn, ufunc, kinds, quiet = ops[name]
         e = UnaryEntry.__new__(UnaryEntry)
-        e.cls, e.function, e.ufunc, e.kinds = cls, fn, ufunc, kinds.encode()
+        e.cls, e.function, e.ufunc, e.kinds, e.quiet = cls, fn, ufunc, kinds.encode(), quiet
         _unary[i] = e
 
 
@@ -577,7 +582,7 @@ cdef object fast_unary(TensorBase self, UnaryEntry e, object x):
     cdef Node node
     if not (ember_grad_enabled and (self._requires_grad or self._grad_fn is not None)):
         if e.ufunc is not None:
-            return wrap(quiet_call1(e.ufunc, x))
+            return wrap(quiet_call1(e.ufunc, x) if e.quiet else e.ufunc(x))
         return wrap(Node.__new__(e.cls).forward(x))
     node = Node.__new__(e.cls)
     return record(node, (self,), node.forward(x))

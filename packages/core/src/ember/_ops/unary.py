@@ -647,12 +647,14 @@ METHODS.update({
 
 
 # The compiled fast paths of ember._C._core (Tensor.exp, ember.exp, ... on NumPy arrays):
-# per op, the one-call NumPy ufunc computing its forward (None: the node's own forward)
-# and the dtype kinds it takes. ember/__init__.py hands them to the core from the op
-# registry; the fast path records the same node, so it cannot disagree with the op.
-for _fn, _ufunc, _kinds in ((exp, np.exp, "fc"), (log, np.log, "fc"), (tanh, np.tanh, "fc"),
-                            (sigmoid, None, "fc"), (neg, np.negative, "fciu"),
-                            (relu, None, "fiu"), (sqrt, np.sqrt, "fc"),
-                            (abs, np.absolute, "fiu"), (sin, np.sin, "fc"),
-                            (cos, np.cos, "fc")):
-    _fn.op.fast_path = (_ufunc, _kinds)
+# per op, the one-call NumPy ufunc computing its forward (None: the node's own forward),
+# the dtype kinds it takes, and whether the ufunc can warn where the forward is silent
+# (tanh, neg and abs never warn: they run without the error-state switch).
+# ember/__init__.py hands them to the core from the op registry; the fast path records the
+# same node, so it cannot disagree with the op.
+for _fn, _ufunc, _kinds, _quiet in (
+        (exp, np.exp, "fc", True), (log, np.log, "fc", True), (tanh, np.tanh, "fc", False),
+        (sigmoid, None, "fc", False), (neg, np.negative, "fciu", False),
+        (relu, None, "fiu", False), (sqrt, np.sqrt, "fc", True),
+        (abs, np.absolute, "fiu", False), (sin, np.sin, "fc", True), (cos, np.cos, "fc", True)):
+    _fn.op.fast_path = (_ufunc, _kinds, _quiet)
