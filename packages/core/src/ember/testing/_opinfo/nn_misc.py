@@ -119,18 +119,18 @@ def _mha_samples(dtype, rng):
 
     def t(*shape):
         return arr(rng, shape, dtype, -1, 1)
-    yield SampleInput(t(3, 2, E), (t(5, 2, E), t(5, 2, E)) + params(), {"num_heads": H})
-    kpm = np.zeros((2, 5), bool)
-    kpm[0, 3:] = True
-    am = np.zeros((3, 5), bool)
+    yield SampleInput(t(2, 2, E), (t(3, 2, E), t(3, 2, E)) + params(), {"num_heads": H})
+    kpm = np.zeros((2, 4), bool)
+    kpm[0, 2:] = True
+    am = np.zeros((3, 4), bool)
     am[1, 0] = True
-    yield SampleInput(t(3, 2, E), (t(5, 2, E), t(5, 2, E)) + params(),
+    yield SampleInput(t(3, 2, E), (t(4, 2, E), t(4, 2, E)) + params(),
                       {"num_heads": H, "key_padding_mask": kpm, "attn_mask": am,
                        "average_attn_weights": False}, name="masks")
-    yield SampleInput(t(3, 2, E), (t(3, 2, E), t(3, 2, E)) + params(),
-                      {"num_heads": H, "attn_mask": t(3, 3), "need_weights": False},
+    yield SampleInput(t(2, 1, E), (t(2, 1, E), t(2, 1, E)) + params(),
+                      {"num_heads": H, "attn_mask": t(2, 2), "need_weights": False},
                       name="float mask no weights")
-    yield SampleInput(t(3, E), (t(4, E), t(4, E)) + params(), {"num_heads": 1},
+    yield SampleInput(t(2, E), (t(3, E), t(3, E)) + params(), {"num_heads": 1},
                       name="unbatched")
 
 
