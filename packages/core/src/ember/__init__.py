@@ -42,6 +42,7 @@ from ember._dtype import (
     short,
     uint8,
 )
+from ember._ops.complex_ops import *  # noqa: F403
 from ember._ops.conversion import *  # noqa: F403
 from ember._ops.creation import *  # noqa: F403
 from ember._ops.cumulative import *  # noqa: F403

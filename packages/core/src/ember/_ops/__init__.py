@@ -6,6 +6,7 @@ call them, and ``METHODS``: the Tensor methods it provides, installed onto
 """
 
 from ember._ops import (
+    complex_ops,
     conversion,
     creation,
     cumulative,
@@ -21,6 +22,6 @@ from ember._ops import (
 )
 
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
-            scatter, linalg, sort, random)
+            scatter, linalg, complex_ops, sort, random)
 
 __all__ = ["FAMILIES"]
