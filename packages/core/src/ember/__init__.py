@@ -50,6 +50,7 @@ from ember._ops.elementwise import *  # noqa: F403
 from ember._ops.indexing import *  # noqa: F403
 from ember._ops.join import *  # noqa: F403
 from ember._ops.linalg import *  # noqa: F403
+from ember._ops.matrix import *  # noqa: F403
 from ember._ops.random import *  # noqa: F403
 from ember._ops.reduction import *  # noqa: F403
 from ember._ops.scatter import *  # noqa: F403
@@ -105,10 +106,10 @@ for _family in _ops.FAMILIES:
     __all__ += _family.__all__
 
 
-from ember import nn, optim, serialization, utils  # noqa: E402 - they build on the above
+from ember import linalg, nn, optim, serialization, utils  # noqa: E402 - they build on the above
 from ember.serialization import load, save  # noqa: E402
 
-__all__ += ["nn", "optim", "serialization", "utils", "load", "save"]
+__all__ += ["linalg", "nn", "optim", "serialization", "utils", "load", "save"]
 
 
 def __getattr__(name):

@@ -14,6 +14,7 @@ from ember._ops import (
     indexing,
     join,
     linalg,
+    matrix,
     random,
     reduction,
     scatter,
@@ -22,6 +23,6 @@ from ember._ops import (
 )
 
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
-            scatter, linalg, complex_ops, sort, random)
+            scatter, linalg, matrix, complex_ops, sort, random)
 
 __all__ = ["FAMILIES"]

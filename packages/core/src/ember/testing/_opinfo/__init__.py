@@ -8,7 +8,7 @@ from ember.testing._opinfo.core import OpInfo, SampleInput
 
 # One module per family; each defines OPS, a list of OpInfo.
 _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation",
-             "complex")
+             "linalg_ext", "complex")
 
 
 def _load():
