@@ -56,6 +56,7 @@ from ember._ops.reduction import *  # noqa: F403
 from ember._ops.scatter import *  # noqa: F403
 from ember._ops.shape import *  # noqa: F403
 from ember._ops.sort import *  # noqa: F403
+from ember._ops.spectral import *  # noqa: F403
 from ember._tensor import Size, Tensor, _install_methods
 from ember._tensor_str import set_printoptions
 from ember._version import __version__
@@ -106,10 +107,10 @@ for _family in _ops.FAMILIES:
     __all__ += _family.__all__
 
 
-from ember import linalg, nn, optim, serialization, utils  # noqa: E402 - they build on the above
+from ember import fft, linalg, nn, optim, serialization, utils  # noqa: E402 - they build on the above
 from ember.serialization import load, save  # noqa: E402
 
-__all__ += ["linalg", "nn", "optim", "serialization", "utils", "load", "save"]
+__all__ += ["fft", "linalg", "nn", "optim", "serialization", "utils", "load", "save"]
 
 
 def __getattr__(name):

@@ -20,9 +20,10 @@ from ember._ops import (
     scatter,
     shape,
     sort,
+    spectral,
 )
 
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
-            scatter, linalg, matrix, complex_ops, sort, random)
+            scatter, linalg, matrix, spectral, complex_ops, sort, random)
 
 __all__ = ["FAMILIES"]

@@ -8,7 +8,7 @@ from ember.testing._opinfo.core import OpInfo, SampleInput
 
 # One module per family; each defines OPS, a list of OpInfo.
 _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation",
-             "linalg_ext", "complex")
+             "linalg_ext", "spectral", "complex")
 
 
 def _load():
