@@ -38,7 +38,7 @@ def test_view_as_complex_shares_memory_and_checks():
         ember.view_as_complex(ember.ones(2, 4).t())
     with pytest.raises(RuntimeError, match="stride divisible by 2"):
         ember.view_as_complex(ember.ones(3, 3)[:, :2])
-    with pytest.raises(RuntimeError, match="only supported for float and double"):
+    with pytest.raises(RuntimeError, match="only supported for half, float and double"):
         ember.view_as_complex(ember.ones(3, 2, dtype=ember.int64))
     with pytest.raises(RuntimeError, match="only supported for complex tensors"):
         ember.view_as_real(ember.ones(2))

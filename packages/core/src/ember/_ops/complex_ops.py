@@ -81,7 +81,7 @@ def view_as_complex(input):
     _check("view_as_complex", input)
     x = input._data
     if x.dtype not in (np.float32, np.float64):
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, "
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, "
                            f"but got a tensor of scalar type: {type_name(x.dtype)}")
     if x.ndim == 0 or x.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")

@@ -21,8 +21,13 @@ def _c(re, im):
 
 
 def _as_pairs(o):
+    """A complex tensor (ember's or PyTorch's) or array as (real, imag) pairs."""
     if isinstance(o, ember.Tensor):
         return ember.view_as_real(o) if o.is_complex() else o
+    if type(o).__module__.startswith("torch"):
+        import torch
+
+        return torch.view_as_real(o.resolve_conj()) if o.is_complex() else o
     o = np.asarray(o)
     return np.stack([o.real, o.imag], -1) if np.iscomplexobj(o) else o
 
