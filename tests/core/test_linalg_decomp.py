@@ -232,3 +232,13 @@ def test_tensor_methods_installed():
     assert A.matrix_power(3).tolist() == [[8, 0], [0, 8]]
     assert A.logdet().item() == pytest.approx(math.log(4))
     assert A.slogdet()[1].item() == pytest.approx(math.log(4))
+
+
+def test_deprecated_norm_spellings():
+    a = np.random.default_rng(6).standard_normal((2, 3, 4))
+    with pytest.warns(UserWarning, match="nuclear_norm is deprecated"):
+        got = ember.nuclear_norm(t(a))
+    assert_close(got, t(np.linalg.norm(a, "nuc", axis=(-2, -1))))
+    with pytest.warns(UserWarning, match="frobenius_norm is deprecated"):
+        got = ember.frobenius_norm(t(a), (0, 2), keepdim=True)
+    assert_close(got, t(np.sqrt((a ** 2).sum((0, 2), keepdims=True))))

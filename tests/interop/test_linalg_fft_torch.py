@@ -44,7 +44,7 @@ _TOP_LEVEL = ["det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve
               "vander", "stft", "istft", "hann_window", "hamming_window", "blackman_window",
               "bartlett_window", "kaiser_window", "view_as_real", "view_as_complex", "real",
               "imag", "angle", "polar", "complex", "conj", "is_conj", "resolve_conj",
-              "conj_physical", "is_neg", "resolve_neg", "abs"]
+              "conj_physical", "is_neg", "resolve_neg", "abs", "nuclear_norm", "frobenius_norm"]
 _METHODS = ["det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
             "cholesky_inverse", "pinverse", "svd", "qr", "lu", "lu_solve", "matrix_exp",
             "matrix_power", "triangular_solve", "orgqr", "ormqr", "geqrf", "stft", "istft",
@@ -158,6 +158,21 @@ def test_decomposition_values_match():
     assert_close(ember.linalg.matrix_rank(e).numpy(), torch.linalg.matrix_rank(t).numpy())
     for p in (None, "fro", "nuc", 1, -1, 2, -2, float("inf")):
         assert_close(ember.linalg.cond(e, p).numpy(), torch.linalg.cond(t, p).numpy())
+
+
+def test_deprecated_norms_match():
+    a = np.random.default_rng(4).standard_normal((2, 3, 4))
+    e, t = _both(a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_close(ember.nuclear_norm(e).numpy(), torch.nuclear_norm(t).numpy())
+        assert_close(ember.nuclear_norm(e, (0, 2), True).numpy(),
+                     torch.nuclear_norm(t, (0, 2), True).numpy())
+        assert_close(ember.frobenius_norm(e, (1, 2)).numpy(),
+                     torch.frobenius_norm(t, (1, 2)).numpy())
+        msg_e, msg_t = _error(lambda: ember.frobenius_norm(e, (0, 1, 2)),
+                              lambda: torch.frobenius_norm(t, (0, 1, 2)))
+    assert msg_e == msg_t
 
 
 def test_fft_defaults_and_dtypes_match():

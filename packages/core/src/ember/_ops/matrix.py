@@ -6,6 +6,8 @@ matrix_exp, ...). They call the ``ember.linalg`` ops (``_linalg_solve``,
 
 from __future__ import annotations
 
+import warnings
+
 from ember._ops import _linalg_decomp as _dec
 from ember._ops import _linalg_solve as _sol
 from ember._ops._util import xp_of
@@ -14,7 +16,7 @@ from ember._ops.reduction import return_type
 __all__ = [
     "det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse",
     "pinverse", "svd", "qr", "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_power",
-    "triangular_solve", "orgqr", "ormqr", "geqrf", "vander",
+    "triangular_solve", "orgqr", "ormqr", "geqrf", "vander", "nuclear_norm", "frobenius_norm",
 ]
 
 _SVDResult = return_type("svd", ("U", "S", "V"))
@@ -163,6 +165,37 @@ def vander(x, N=None, increasing=False):
     if N > 1:
         ones = cat([ones, y.unsqueeze(-1).expand(y.shape[0], N - 1).cumprod(-1)], -1)
     return ones if increasing else ones.flip(-1)
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """nuclear_norm(input, dim=None, keepdim=False, *, out=None) -> Tensor
+
+    The nuclear norm over ``dim`` (the last two dims by default); deprecated in PyTorch
+    for ``ember.linalg.matrix_norm(A, 'nuc', dim, keepdim)``."""
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    return _dec.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, out=out)
+
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    """frobenius_norm(input, dim, keepdim=False, *, out=None) -> Tensor
+
+    The 2-norm of the elements over at most two dims; deprecated in PyTorch for
+    ``ember.linalg.vector_norm(A, 2., dim, keepdim)``."""
+    from ember._ops._util import with_out
+    from ember._ops.reduction import vector_norm
+
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT "
+                  "compatibility. It will be removed in a future PyTorch release. Please use "
+                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
+                           "instead.")
+    return with_out(vector_norm(input, 2, dims, keepdim), out)
 
 
 METHODS = {
