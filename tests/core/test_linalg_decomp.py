@@ -242,3 +242,16 @@ def test_deprecated_norm_spellings():
     with pytest.warns(UserWarning, match="frobenius_norm is deprecated"):
         got = ember.frobenius_norm(t(a), (0, 2), keepdim=True)
     assert_close(got, t(np.sqrt((a ** 2).sum((0, 2), keepdims=True))))
+
+
+def test_non_finite_inputs():
+    a = t([[1.0, float("nan")], [2.0, 3.0]])
+    assert np.isnan(L.inv(a).numpy()).all()
+    assert np.isnan(L.det(a).item())
+    with pytest.raises(L.LinAlgError, match="linalg.svd: The algorithm failed to converge "
+                                            "because the input matrix contained non-finite"):
+        L.svdvals(a)
+    with pytest.raises(L.LinAlgError, match=r"linalg.svd: \(Batch element 1\)"):
+        L.svd(ember.stack([ember.eye(2, dtype=ember.float64), a]))
+    with pytest.raises(RuntimeError, match="input tensor should not contain infs or NaNs"):
+        L.eigvals(a)

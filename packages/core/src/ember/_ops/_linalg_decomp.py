@@ -39,6 +39,22 @@ _EighResult = return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _EigResult = return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 
 
+def _svd_array(xp, a, **kw):
+    """``xp.linalg.svd`` with PyTorch's error for a matrix that does not converge (one
+    with inf or nan entries)."""
+    try:
+        return xp.linalg.svd(a, **kw)
+    except np.linalg.LinAlgError:
+        from ember._ops._linalg_solve import LinAlgError, batch_prefix, to_host
+
+        bad = ~xp.isfinite(a).all(axis=(-2, -1))
+        flat = np.flatnonzero(to_host(bad).reshape(-1))
+        i = int(flat[0]) if flat.size else 0
+        raise LinAlgError("linalg.svd: " + batch_prefix(a.shape[:-2], i) +
+                          "The algorithm failed to converge because the input matrix "
+                          "contained non-finite values.") from None
+
+
 def _needs_grad(*tensors):
     return is_grad_enabled() and any(t.requires_grad for t in tensors)
 
@@ -173,7 +189,7 @@ class SVD(Node):
             Vh = xp.broadcast_to(xp.eye(nv, n, dtype=A.dtype), A.shape[:-2] + (nv, n)).copy()
             S = xp.zeros(A.shape[:-2] + (k,), rdt)
         else:
-            U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+            U, S, Vh = _svd_array(xp, A, full_matrices=full_matrices)
         self.S, self.Vh = S, Vh
         return U, S, Vh
 
@@ -268,7 +284,7 @@ def svdvals(A, *, driver=None, out=None):
         m, n = A._data.shape[-2:]
         S = xp.zeros(A._data.shape[:-2] + (min(m, n),), np.finfo(A._data.dtype).dtype)
     else:
-        S = xp.linalg.svd(A._data, compute_uv=False)
+        S = _svd_array(xp, A._data, compute_uv=False)
     return with_out(wrap(S), out)
 
 
@@ -348,6 +364,11 @@ def eigvalsh(A, UPLO="L", *, out=None):
     return with_out(wrap(xp_of(A._data).linalg.eigvalsh(A._data, UPLO=UPLO)), out)
 
 
+def _check_finite(xp, a):
+    if not bool(xp.isfinite(a).all()):
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+
+
 def _complex_np(dt):
     return np.result_type(dt, np.complex64)
 
@@ -359,6 +380,7 @@ class Eig(Node):
         xp = xp_of(A)
         self.real_input = A.dtype.kind == "f"
         cdt = _complex_np(A.dtype)
+        _check_finite(xp, A)
         L, V = xp.linalg.eig(A)
         self.V = V.astype(cdt, copy=False)
         return L.astype(cdt, copy=False), self.V
@@ -391,6 +413,7 @@ def eigvals(A, *, out=None):
     check_square("linalg.eigvals", A)
     if _needs_grad(A):
         return with_out(eig(A)[0], out)
+    _check_finite(xp_of(A._data), A._data)
     L = xp_of(A._data).linalg.eigvals(A._data)
     return with_out(wrap(L.astype(_complex_np(A._data.dtype), copy=False)), out)
 

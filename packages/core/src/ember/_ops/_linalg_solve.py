@@ -121,7 +121,7 @@ def raise_for_info(fn, info, kind):
 
 def to_host(a):
     """A small array (info, ranks) on the host, for error checks."""
-    return a if isinstance(a, np.ndarray) else a.get()
+    return np.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a.get()
 
 
 def eye_like(A, n=None):
@@ -277,7 +277,8 @@ class Det(Node):
     saves_output = True
 
     def forward(self, A):
-        return xp_of(A).linalg.det(A)
+        with np.errstate(all="ignore"):  # nan and inf pass silently, as in PyTorch
+            return xp_of(A).linalg.det(A)
 
     def backward(self, g):
         from ember._ops._linalg_decomp import svd
@@ -316,7 +317,8 @@ class Slogdet(Node):
     saves_output = True
 
     def forward(self, A):
-        sign, logabs = xp_of(A).linalg.slogdet(A)
+        with np.errstate(all="ignore"):
+            sign, logabs = xp_of(A).linalg.slogdet(A)
         return sign, logabs
 
     def backward(self, gsign, glog):
