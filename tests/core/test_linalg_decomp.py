@@ -255,3 +255,55 @@ def test_non_finite_inputs():
         L.svd(ember.stack([ember.eye(2, dtype=ember.float64), a]))
     with pytest.raises(RuntimeError, match="input tensor should not contain infs or NaNs"):
         L.eigvals(a)
+
+
+def _ldl_dense(LD, piv):
+    """A = U D U^T rebuilt from LAPACK's compact LDL (lower), one matrix, NumPy."""
+    n = LD.shape[-1]
+    M = np.eye(n, dtype=LD.dtype)
+    D = np.zeros((n, n), dtype=LD.dtype)
+    k = 0
+    while k < n:
+        p = piv[k]
+        Lk = np.eye(n, dtype=LD.dtype)
+        P = np.eye(n)
+        if p > 0:
+            P[[k, p - 1]] = P[[p - 1, k]]
+            D[k, k] = LD[k, k]
+            Lk[k + 1:, k] = LD[k + 1:, k]
+            step = 1
+        else:
+            P[[k + 1, -p - 1]] = P[[-p - 1, k + 1]]
+            D[k:k + 2, k:k + 2] = [[LD[k, k], LD[k + 1, k]], [LD[k + 1, k], LD[k + 1, k + 1]]]
+            Lk[k + 2:, k:k + 2] = LD[k + 2:, k:k + 2]
+            step = 2
+        M = M @ P @ Lk
+        k += step
+    return M @ D @ M.T
+
+
+def test_ldl_factor_reconstructs_and_solves():
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((4, 5, 5))
+    a[:2, np.arange(5), np.arange(5)] = 0  # zero diagonals force 2x2 pivots
+    sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    LD, piv = L.ldl_factor(t(a))
+    assert piv.dtype == ember.int32 and (piv.numpy() < 0).any()
+    assert np.allclose(np.triu(LD.numpy(), 1), 0)
+    for i in range(4):
+        assert np.allclose(_ldl_dense(LD.numpy()[i], piv.numpy()[i]), sym[i], atol=1e-10)
+    b = rng.standard_normal((4, 5, 3))
+    assert_close(L.ldl_solve(LD, piv, t(b)), t(np.linalg.solve(sym, b)))
+
+
+def test_ldl_singular_and_errors():
+    _, _, info = L.ldl_factor_ex(t(np.zeros((2, 3, 3))))
+    assert info.tolist() == [1, 1]
+    with pytest.raises(L.LinAlgError, match="could not be completed"):
+        L.ldl_factor(t(np.zeros((2, 2))))
+    with pytest.raises(RuntimeError, match="hermitian=True is not supported for complex"):
+        L.ldl_factor(ember.eye(2, dtype=ember.complex128), hermitian=True)
+    LD, piv = L.ldl_factor(t(np.eye(3)))
+    assert L.ldl_factor(t(np.eye(3)), hermitian=True).LD.tolist() == LD.tolist()
+    with pytest.raises(RuntimeError, match="Incompatible shapes"):
+        L.ldl_solve(LD, piv, t(np.ones((2, 1))))

@@ -15,9 +15,8 @@ torch = pytest.importorskip("torch")
 import ember  # noqa: E402
 from ember.testing import assert_close  # noqa: E402
 
-# torch.linalg names ember does not have (see the report of issue 17): LDL with
-# Bunch-Kaufman pivoting has no NumPy routine to stand on
-_LINALG_LEFT_OUT = {"ldl_factor", "ldl_factor_ex", "ldl_solve"}
+# torch.linalg names ember does not have
+_LINALG_LEFT_OUT: set = set()
 # torch.fft's module-level helpers that are not functions of the API
 _FFT_NOT_API = {"Tensor", "common_args", "factory_common_args", "torch"}
 
@@ -131,6 +130,31 @@ def test_lu_pivots_match():
         assert_close(LUe.numpy(), LUt.numpy())
         for x, y in zip(ember.lu_unpack(LUe, pe), torch.lu_unpack(LUt, pt), strict=True):
             assert_close(x.numpy(), y.numpy())
+
+
+def test_ldl_matches():
+    rng = np.random.default_rng(5)
+    for i in range(12):
+        n = 1 + i % 6
+        a = rng.standard_normal((3, n, n))
+        if i % 3 == 0:
+            a[..., np.arange(n), np.arange(n)] = 0  # 2x2 pivots
+        if i % 4 == 1:
+            a = a + 1j * rng.standard_normal(a.shape)  # complex symmetric
+        e, t = _both(a)
+        LDe, pe, ie = ember.linalg.ldl_factor_ex(e)
+        LDt, pt, it = torch.linalg.ldl_factor_ex(t)
+        assert pe.tolist() == pt.tolist() and ie.tolist() == it.tolist()
+        assert_close(LDe.numpy(), LDt.numpy())
+        if it.any():
+            continue
+        b = rng.standard_normal((3, n, 2)).astype(a.dtype)
+        be, bt = _both(b)
+        assert_close(ember.linalg.ldl_solve(LDe, pe, be).numpy(),
+                     torch.linalg.ldl_solve(LDt, pt, bt).numpy())
+    e, t = _both(np.zeros((2, 2)))
+    assert ember.linalg.ldl_factor_ex(e).info.tolist() == \
+        torch.linalg.ldl_factor_ex(t).info.tolist()
 
 
 def test_lstsq_all_drivers_match():

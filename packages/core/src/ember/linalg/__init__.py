@@ -2,8 +2,9 @@
 CuPy), batched over leading dimensions and differentiable.
 
 The ops live in ``ember._ops._linalg_solve`` (linear systems, inverse, determinants,
-Cholesky, LU, lstsq) and ``ember._ops._linalg_decomp`` (QR, SVD, eigendecompositions,
-pseudoinverse, norms, matrix functions); this module is their public face.
+Cholesky, LU, lstsq), ``ember._ops._linalg_ldl`` (LDL with Bunch-Kaufman pivoting) and
+``ember._ops._linalg_decomp`` (QR, SVD, eigendecompositions, pseudoinverse, norms,
+matrix functions); this module is their public face.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ember._ops._linalg_decomp import (
     vander,
     vecdot,
 )
+from ember._ops._linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ember._ops._linalg_solve import (
     LinAlgError,
     cholesky,
@@ -53,7 +55,8 @@ from ember._ops.shape import diagonal as _diagonal
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
-    "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu",
+    "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+    "ldl_factor_ex", "ldl_solve", "lstsq", "lu",
     "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
     "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
     "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander",

@@ -291,6 +291,14 @@ OPS = [
            ref=lambda a, b: np.linalg.solve(a, b.T).T,
            torch_op=lambda torch: lambda a, b: torch.linalg.lu_solve(
                *torch.linalg.lu_factor(a), b, left=False, adjoint=True)),
+    OpInfo("linalg.ldl_solve", lambda a, b: L.ldl_solve(*L.ldl_factor(a), b),
+           _given(((3, 3), ((3, 2),)), ((2, 4, 4), ((2, 4, 1),)), diag=0.0),
+           ref=lambda a, b: np.linalg.solve(np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2), b),
+           differentiable=False,  # as in PyTorch
+           torch_op=lambda torch: lambda a, b: torch.linalg.ldl_solve(
+               *torch.linalg.ldl_factor(a), b)),
+    OpInfo("linalg.ldl_factor", L.ldl_factor, _rect([(4, 4), (2, 3, 3)]), ref=None,
+           differentiable=False, torch_op=_t("linalg.ldl_factor")),
     OpInfo("linalg.qr", L.qr, _rect([(4, 3), (2, 3, 3)]), ref=lambda a: tuple(np.linalg.qr(a)),
            torch_op=_t("linalg.qr"), output_process=lambda o: (_col_sign(o[0], -1), o[1])),
     OpInfo("linalg.qr_wide", L.qr, _rect([(2, 4), (2, 3, 5)]),
