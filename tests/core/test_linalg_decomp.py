@@ -301,9 +301,21 @@ def test_ldl_singular_and_errors():
     assert info.tolist() == [1, 1]
     with pytest.raises(L.LinAlgError, match="could not be completed"):
         L.ldl_factor(t(np.zeros((2, 2))))
-    with pytest.raises(RuntimeError, match="hermitian=True is not supported for complex"):
-        L.ldl_factor(ember.eye(2, dtype=ember.complex128), hermitian=True)
     LD, piv = L.ldl_factor(t(np.eye(3)))
     assert L.ldl_factor(t(np.eye(3)), hermitian=True).LD.tolist() == LD.tolist()
     with pytest.raises(RuntimeError, match="Incompatible shapes"):
         L.ldl_solve(LD, piv, t(np.ones((2, 1))))
+
+
+def test_ldl_hermitian_complex():
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((3, 4, 4)) + 1j * rng.standard_normal((3, 4, 4))
+    a[0, np.arange(4), np.arange(4)] = 0
+    herm = np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2))
+    herm[..., np.arange(4), np.arange(4)] = herm[..., np.arange(4), np.arange(4)].real
+    sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    b = rng.standard_normal((3, 4, 2)) + 0j
+    for hermitian, full in ((True, herm), (False, sym)):
+        LD, piv = L.ldl_factor(ember.tensor(a), hermitian=hermitian)
+        x = L.ldl_solve(LD, piv, ember.tensor(b), hermitian=hermitian)
+        assert np.allclose(x.numpy(), np.linalg.solve(full, b), atol=1e-10)

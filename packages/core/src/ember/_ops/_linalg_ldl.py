@@ -5,8 +5,9 @@ form (sytf2/sytrs, lower triangle), as PyTorch returns it.
 NumPy has no sytrf. The factorization here is LAPACK's unblocked algorithm run on the
 whole batch at once: every matrix has its own position ``k`` and its own choice of a
 1x1 or 2x2 pivot at each step, so the steps are masked updates of all matrices (one
-vectorized step per pivot, never a loop over batch entries). Like PyTorch's, these
-functions are not differentiable.
+vectorized step per pivot, never a loop over batch entries). ``hermitian=True`` runs
+LAPACK's hetf2/hetrs for complex input (the same as sytf2 for real input). Like
+PyTorch's, these functions are not differentiable.
 """
 
 from __future__ import annotations
@@ -41,12 +42,18 @@ def _abs1(xp, a):
     return xp.abs(a)
 
 
-def ldl_arrays(xp, a):
-    """(LD, pivots, info) of the batch of symmetric matrices ``a`` (lower triangle read)."""
+def ldl_arrays(xp, a, herm=False):
+    """(LD, pivots, info) of the batch of symmetric (``herm``: Hermitian) matrices ``a``
+    (lower triangle read): LAPACK's sytf2 (hetf2)."""
     *batch, n, _ = a.shape
+    herm = herm and a.dtype.kind == "c"
+    cj = xp.conj if herm else (lambda v: v)
     A = a.reshape(-1, n, n)
     low = xp.tril(A)
-    A = low + xp.swapaxes(xp.tril(A, -1), -1, -2)  # the full symmetric matrix
+    A = low + cj(xp.swapaxes(xp.tril(A, -1), -1, -2))  # the full symmetric/Hermitian matrix
+    diag = xp.arange(n)
+    if herm:  # hetf2 reads only the real parts of the diagonal
+        A[:, diag, diag] = A[:, diag, diag].real
     nb = A.shape[0]
     rows = xp.arange(nb)
     idx = xp.arange(n)
@@ -60,7 +67,7 @@ def ldl_arrays(xp, a):
                 break
             kc = xp.minimum(k, n - 1)
             akk = A[rows, kc, kc]
-            absakk = _abs1(xp, akk)
+            absakk = xp.abs(akk.real) if herm else _abs1(xp, akk)
             col = _abs1(xp, A[rows, :, kc])
             col = xp.where(idx[None, :] > kc[:, None], col, -1.0)
             imax = xp.argmax(col, axis=1)
@@ -74,7 +81,8 @@ def ldl_arrays(xp, a):
             rowmax = xp.maximum(rowv.max(axis=1), 0.0)
             c1 = absakk >= _ALPHA * colmax
             c2 = absakk * rowmax >= _ALPHA * colmax * colmax
-            c3 = _abs1(xp, A[rows, imax, imax]) >= _ALPHA * rowmax
+            aii = A[rows, imax, imax]
+            c3 = (xp.abs(aii.real) if herm else _abs1(xp, aii)) >= _ALPHA * rowmax
             keep = zero | c1 | c2
             kp = xp.where(keep, kc, imax)
             two = active & ~keep & ~c3
@@ -94,22 +102,36 @@ def ldl_arrays(xp, a):
             d = xp.where(upd1, A[rows, kc, kc], 1)
             x = xp.where(idx[None, :] > kc[:, None], A[rows, :, kc], 0)
             x = xp.where(upd1[:, None], x, 0)
-            A -= (x[:, :, None] * x[:, None, :]) / d[:, None, None]
+            A -= (x[:, :, None] * cj(x)[:, None, :]) / d[:, None, None]
             A[rows, :, kc] = xp.where((idx[None, :] > kc[:, None]) & upd1[:, None],
                                       x / d[:, None], A[rows, :, kc])
-            # 2x2 pivots (sytf2's arithmetic)
+            # 2x2 pivots (sytf2's and hetf2's arithmetic)
             k1 = xp.minimum(kc + 1, n - 1)
-            d21 = xp.where(two, A[rows, k1, kc], 1)
-            d11 = A[rows, k1, k1] / d21
-            d22 = A[rows, kc, kc] / d21
-            t = 1 / (d11 * d22 - 1)
-            d21 = t / d21
             below = (idx[None, :] > k1[:, None]) & two[:, None]
             xk = xp.where(below, A[rows, :, kc], 0)
             xk1 = xp.where(below, A[rows, :, k1], 0)
-            wk = xp.where(below, d21[:, None] * (d11[:, None] * xk - xk1), 0)
-            wkp1 = xp.where(below, d21[:, None] * (d22[:, None] * xk1 - xk), 0)
-            A -= xk[:, :, None] * wk[:, None, :] + xk1[:, :, None] * wkp1[:, None, :]
+            if herm:
+                a21 = xp.where(two, A[rows, k1, kc], 1)
+                dd = xp.abs(a21)
+                d11 = A[rows, k1, k1].real / dd
+                d22 = A[rows, kc, kc].real / dd
+                tt = 1 / (d11 * d22 - 1)
+                d21 = a21 / dd
+                dd = tt / dd
+                wk = dd[:, None] * (d11[:, None] * xk - d21[:, None] * xk1)
+                wkp1 = dd[:, None] * (d22[:, None] * xk1 - xp.conj(d21)[:, None] * xk)
+            else:
+                d21 = xp.where(two, A[rows, k1, kc], 1)
+                d11 = A[rows, k1, k1] / d21
+                d22 = A[rows, kc, kc] / d21
+                t = 1 / (d11 * d22 - 1)
+                d21 = t / d21
+                wk = d21[:, None] * (d11[:, None] * xk - xk1)
+                wkp1 = d21[:, None] * (d22[:, None] * xk1 - xk)
+            wk, wkp1 = xp.where(below, wk, 0), xp.where(below, wkp1, 0)
+            A -= xk[:, :, None] * cj(wk)[:, None, :] + xk1[:, :, None] * cj(wkp1)[:, None, :]
+            if herm:
+                A[:, diag, diag] = A[:, diag, diag].real
             A[rows, :, kc] = xp.where(below, wk, A[rows, :, kc])
             A[rows, :, k1] = xp.where(below, wkp1, A[rows, :, k1])
             # pivots (1-based; a 2x2 block gets -kp twice) and the next position
@@ -123,11 +145,7 @@ def ldl_arrays(xp, a):
 
 def _ldl(fn, A, hermitian, check):
     check_square(fn, A)
-    if hermitian and A.is_complex():
-        raise RuntimeError(f"{fn}: hermitian=True is not supported for complex inputs in ember "
-                           "(the Hermitian Bunch-Kaufman factorization, LAPACK's hetrf, is not "
-                           "implemented); real inputs are the same either way")
-    LD, piv, info = ldl_arrays(xp_of(A._data), A._data)
+    LD, piv, info = ldl_arrays(xp_of(A._data), A._data, bool(hermitian))
     if check:
         flat = to_host(info).reshape(-1)
         bad = np.flatnonzero(flat)
@@ -155,12 +173,13 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
 def ldl_factor(A, *, hermitian=False, out=None):
     """ldl_factor(A, *, hermitian=False, out=None) -> (Tensor, Tensor)
 
-    The LDL factorization ``A = L D L^T`` of a (batch of) symmetric matrices with
-    Bunch-Kaufman pivoting, in LAPACK's compact form: ``LD`` holds L below the diagonal
-    and the 1x1 / 2x2 blocks of D on and next to it (only the lower triangle of ``A``
-    is read); ``pivots`` (int32) are LAPACK's: ``pivots[k] = p > 0`` means rows ``k``
-    and ``p`` were swapped for a 1x1 block, a pair of equal negative entries marks a
-    2x2 block. Not differentiable (as in PyTorch).
+    The LDL factorization ``A = L D L^T`` of a (batch of) symmetric matrices (``A = L D
+    L^H`` of Hermitian ones with ``hermitian=True``) with Bunch-Kaufman pivoting, in
+    LAPACK's compact form: ``LD`` holds L below the diagonal and the 1x1 / 2x2 blocks
+    of D on and next to it (only the lower triangle of ``A`` is read); ``pivots``
+    (int32) are LAPACK's: ``pivots[k] = p > 0`` means rows ``k`` and ``p`` were swapped
+    for a 1x1 block, a pair of equal negative entries marks a 2x2 block. Not
+    differentiable (as in PyTorch).
 
     Returns:
         A named tuple ``(LD, pivots)``.
@@ -179,8 +198,6 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     check_square(fn, LD, "LD")
     check_tensor(fn, "B", B)
     check_same_dtype(fn, LD, B, "LD", "B")
-    if hermitian and LD.is_complex():
-        raise RuntimeError(f"{fn}: hermitian=True is not supported for complex inputs in ember")
     if B._data.ndim < 2 or B._data.shape[-2] != LD._data.shape[-1]:
         raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation AX = B "
                            f"({LD._data.shape[-1]}x{LD._data.shape[-1]} and "
@@ -190,6 +207,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
                            f"{pivots._data.dtype}")
     xp = xp_of(LD._data)
     a, p, b = LD._data, pivots._data, B._data
+    herm = bool(hermitian) and a.dtype.kind == "c"
     batch = np.broadcast_shapes(a.shape[:-2], p.shape[:-1], b.shape[:-2])
     n = a.shape[-1]
     a = xp.broadcast_to(a, batch + (n, n)).reshape(-1, n, n)
@@ -223,13 +241,14 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
             below2 = (idx[None, :] > k1[:, None]) & two[:, None]
             X -= xp.where(below2, a[rows, :, kc], 0)[:, :, None] * X[rows, kc, :][:, None, :]
             X -= xp.where(below2, a[rows, :, k1], 0)[:, :, None] * X[rows, k1, :][:, None, :]
-            d = xp.where(one, a[rows, kc, kc], 1)
+            d = xp.where(one, a[rows, kc, kc].real if herm else a[rows, kc, kc], 1)
             X[rows, kc, :] = X[rows, kc, :] / d[:, None]
             akm1k = xp.where(two, a[rows, k1, kc], 1)
-            akm1 = a[rows, kc, kc] / akm1k
+            ck = xp.conj(akm1k) if herm else akm1k
+            akm1 = a[rows, kc, kc] / ck
             ak = a[rows, k1, k1] / akm1k
             denom = xp.where(two, akm1 * ak - 1, 1)
-            bkm1 = X[rows, kc, :] / akm1k[:, None]
+            bkm1 = X[rows, kc, :] / ck[:, None]
             bk = X[rows, k1, :] / akm1k[:, None]
             X[rows, kc, :] = xp.where(two[:, None], (ak[:, None] * bkm1 - bk) / denom[:, None],
                                       X[rows, kc, :])
@@ -246,9 +265,10 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
             one = active & ~two
             km1 = xp.maximum(kc - 1, 0)
             below = (idx[None, :] > kc[:, None]) & active[:, None]
-            colk = xp.where(below, a[rows, :, kc], 0)
+            cj = xp.conj if herm else (lambda v: v)
+            colk = cj(xp.where(below, a[rows, :, kc], 0))
             X[rows, kc, :] -= (colk[:, :, None] * X).sum(1)
-            colkm1 = xp.where(below & two[:, None], a[rows, :, km1], 0)
+            colkm1 = cj(xp.where(below & two[:, None], a[rows, :, km1], 0))
             X[rows, km1, :] -= (colkm1[:, :, None] * X).sum(1)
             swap(kc, pk - 1, one)
             swap(kc, -pk - 1, two)
