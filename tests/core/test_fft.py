@@ -101,6 +101,14 @@ def test_stft_arguments():
         r = ember.stft(x, 16, return_complex=False)
     assert r.shape == (2, 9, 26, 2)
     assert_close(x.stft(16, return_complex=True), s)
+    with pytest.raises(RuntimeError, match="align_to_window should only be set when center"):
+        ember.stft(x, 16, return_complex=True, align_to_window=True)
+    a = ember.stft(x, 16, win_length=10, center=False, align_to_window=True,
+                   window=ember.hann_window(10), return_complex=True)
+    assert a.shape == (2, 9, 1 + (100 - 10) // 4)
+    first = F.rfft(ember.cat([ember.zeros(3), x[0, :10] * ember.hann_window(10),
+                              ember.zeros(3)]))
+    assert_close(a[0, :, 0], first, atol=1e-5, rtol=1e-5)
     sc = ember.stft(ember.complex(x, x), 16, return_complex=True)
     assert sc.shape == (2, 16, 26)  # two-sided for complex input
 

@@ -228,6 +228,8 @@ def test_stft_istft_defaults_match():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for kw in [dict(), dict(hop_length=50, win_length=100), dict(center=False),
+                   dict(center=False, win_length=100, align_to_window=True),
+                   dict(center=False, win_length=100, align_to_window=False),
                    dict(normalized=True, onesided=False), dict(pad_mode="constant")]:
             se = ember.stft(e, 128, return_complex=True, **kw)
             st = torch.stft(t, 128, return_complex=True, **kw)

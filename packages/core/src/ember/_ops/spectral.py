@@ -197,7 +197,8 @@ def _check_stft_args(fn, length, n_fft, hop_length, win_length, window):
 
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
-         pad_mode="reflect", normalized=False, onesided=None, return_complex=None):
+         pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
+         align_to_window=None):
     """stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
         pad_mode='reflect', normalized=False, onesided=None, return_complex=None) -> Tensor
 
@@ -220,6 +221,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
             (default for real input and window).
         return_complex (bool): must be given for real inputs; ``False`` returns the
             real and imaginary parts in a last dim of size 2 (deprecated in PyTorch).
+        align_to_window (bool, optional): with ``center=False`` only: frames start where
+            the window (shorter than ``n_fft``) starts, so that frame ``t`` covers samples
+            ``t * hop_length`` to ``t * hop_length + win_length``.
 
     Shape:
         Output: ``(B?, n_freq, n_frames)`` with ``n_frames = 1 + (L' - n_fft) //
@@ -243,6 +247,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "return_complex=False will raise an error.\nNote: you can still call "
                       "torch.view_as_real on the complex output to recover the old return "
                       "format.", UserWarning, stacklevel=2)
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
     nd = input.ndim
     if nd not in (1, 2):
         raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got {nd}D tensor")
@@ -254,6 +260,12 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     hop_length, win_length = _check_stft_args("stft", x.shape[-1], n_fft, hop_length,
                                               win_length, window)
     w = _full_window(window, win_length, n_fft, x)
+    if align_to_window and win_length < n_fft:  # frames start with the window
+        from ember._ops.join import cat
+
+        left = (n_fft - win_length) // 2
+        x = cat([x.new_zeros((*x.shape[:-1], left)), x,
+                 x.new_zeros((*x.shape[:-1], n_fft - win_length - left))], -1)
     frames = x.unfold(-1, n_fft, hop_length)  # (B, T, n_fft), a view
     if window is not None or win_length < n_fft:
         frames = frames * w
