@@ -554,16 +554,17 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return with_out(r, out)
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
-    """norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+def norm(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    """norm(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None) -> Tensor
 
-    A vector norm (``dim`` an int, or ``A`` 1-d) or a matrix norm (``dim`` a 2-tuple, or
-    ``A`` 2-d) as :func:`vector_norm` / :func:`matrix_norm` compute them. With
+    A vector norm (``dim`` an int, or ``input`` 1-d) or a matrix norm (``dim`` a 2-tuple,
+    or ``input`` 2-d) as :func:`vector_norm` / :func:`matrix_norm` compute them. With
     ``ord=None`` the 2-norm of all elements over ``dim`` (all dims by default).
     """
     from ember._ops.reduction import vector_norm
 
-    check_tensor("linalg.norm", "A", A)
+    A = input
+    check_tensor("linalg.norm", "input", A)
     if isinstance(dim, (int, np.integer)):
         dim = (int(dim),)
     if ord is None:

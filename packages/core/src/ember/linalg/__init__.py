@@ -50,7 +50,7 @@ from ember._ops._linalg_solve import (
     solve_triangular,
 )
 from ember._ops.linalg import matmul
-from ember._ops.reduction import vector_norm
+from ember._ops.reduction import vector_norm as _vector_norm
 from ember._ops.shape import diagonal as _diagonal
 
 __all__ = [
@@ -81,3 +81,15 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     The diagonal of the matrices of ``A`` (a view), as :func:`ember.diagonal` with
     the last two dims by default."""
     return _diagonal(A, offset, dim1, dim2)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The vector ``ord``-norm of ``x`` over ``dim`` (all elements by default): ``2``,
+    ``1``, ``inf``, ``-inf``, ``0`` (the number of nonzeros) or any other number. The
+    gradient of the 2-norm at zero is zero.
+    """
+    from ember._ops._util import with_out
+
+    return with_out(_vector_norm(x, ord, dim, keepdim, dtype=dtype), out)
