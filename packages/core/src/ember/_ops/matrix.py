@@ -25,14 +25,26 @@ _SlogdetResult = return_type("slogdet", ("sign", "logabsdet"))
 _TriangularSolveResult = return_type("triangular_solve", ("solution", "cloned_coefficient"))
 _GeqrfResult = return_type("geqrf", ("a", "tau"))
 
-det = _sol.det
 logdet = _sol.logdet
 cholesky_solve = _sol.cholesky_solve
 cholesky_inverse = _sol.cholesky_inverse
 lu_unpack = _sol.lu_unpack
 matrix_exp = _dec.matrix_exp
-matrix_power = _dec.matrix_power
 ormqr = _dec.ormqr
+
+
+def det(input):
+    """det(input) -> Tensor
+
+    The determinant of a (batch of) square matrices: :func:`ember.linalg.det`."""
+    return _sol.det(input)
+
+
+def matrix_power(input, n, *, out=None):
+    """matrix_power(input, n, *, out=None) -> Tensor
+
+    ``input`` to the integer power ``n``: :func:`ember.linalg.matrix_power`."""
+    return _dec.matrix_power(input, n, out=out)
 
 
 def slogdet(input):
