@@ -263,3 +263,15 @@ def test_complex_views_match():
     re_, rt = _both(np.ones(2))
     msg_e, msg_t = _error(lambda: re_.imag, lambda: rt.imag)
     assert msg_e == msg_t
+
+
+def test_det_gradient_at_a_singular_matrix():
+    # PyTorch 2.13's first-order backward gives 0 here (its LU fast path); with
+    # create_graph=True it gives the cofactor matrix, as its documentation defines the
+    # gradient. ember gives the cofactor matrix in both cases.
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    e = ember.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    (ge,) = ember.autograd.grad(ember.linalg.det(e), [e])
+    (gt,) = torch.autograd.grad(torch.linalg.det(t), [t], create_graph=True)
+    assert_close(ge.numpy(), gt.detach().numpy())
