@@ -319,3 +319,22 @@ def test_ldl_hermitian_complex():
         LD, piv = L.ldl_factor(ember.tensor(a), hermitian=hermitian)
         x = L.ldl_solve(LD, piv, ember.tensor(b), hermitian=hermitian)
         assert np.allclose(x.numpy(), np.linalg.solve(full, b), atol=1e-10)
+
+
+def test_double_backward_of_decompositions():
+    rng = np.random.default_rng(9)
+    R = t(rng.standard_normal((4, 3)), requires_grad=True)
+    A = t(rng.standard_normal((3, 3)), requires_grad=True)
+
+    def svd_parts(a):
+        U, S, Vh = L.svd(a, full_matrices=False)
+        return U @ Vh, S
+
+    def eig_vectors(a):
+        V = L.eigh(a + a.mT)[1]
+        return V * V[..., :1, :]
+
+    assert ember.autograd.gradgradcheck(svd_parts, (R,))
+    assert ember.autograd.gradgradcheck(eig_vectors, (A,))
+    assert ember.autograd.gradgradcheck(
+        lambda a: L.eigvals(a @ a.mT + 3 * ember.eye(3, dtype=a.dtype)).real, (A,))

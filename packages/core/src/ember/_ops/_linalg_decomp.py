@@ -81,7 +81,15 @@ def _out(result, out, cls):
 # ---------------------------------------------------------------------------
 # QR
 
+# NOTE [ Double backward of decompositions ]
+# A node saves its inputs and its first output as tensors with history; the other
+# outputs are kept as arrays. First-order backward uses those arrays. Under
+# create_graph (grad mode on inside backward) the other outputs are recomputed from the
+# saved ones with ember ops (R = triu(Q^H A), S and Vh from U^H A, the eigenvalues from
+# the eigenvectors), so that the backward is differentiable in A once more.
+
 class QR(Node):
+    saves_inputs = (0,)
     saves_output = True
 
     def forward(self, A, mode):
@@ -111,8 +119,9 @@ class QR(Node):
         if self.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when "
                                "mode='complete' and nrows > ncols.")
-        (Q,) = self.saved_tensors
-        return qr_backward(gQ, gR, Q, wrap(self.R))
+        A, Q = self.saved_tensors
+        R = (Q.mH @ A).triu() if is_grad_enabled() else wrap(self.R)
+        return qr_backward(gQ, gR, Q, R)
 
 
 def _copyltu(M):
@@ -175,6 +184,7 @@ def qr(A, mode="reduced", *, out=None):
 # SVD
 
 class SVD(Node):
+    saves_inputs = (0,)
     saves_output = True
 
     def forward(self, A, full_matrices):
@@ -194,9 +204,19 @@ class SVD(Node):
         return U, S, Vh
 
     def backward(self, gU, gS, gVh):
-        (U,) = self.saved_tensors
+        A, U = self.saved_tensors
         S, Vh = wrap(self.S), wrap(self.Vh)
         k = S.shape[-1]
+        if is_grad_enabled():  # see NOTE [ Double backward of decompositions ]
+            from ember._ops.reduction import vector_norm
+
+            W = U[..., :, :k].mH @ A
+            S = vector_norm(W, 2, (-1,))
+            Vh = W / S.to(W.dtype)[..., :, None]
+            if self.full and Vh.shape[-2] < self.Vh.shape[-2]:
+                from ember._ops.join import cat
+
+                Vh = cat([Vh, wrap(self.Vh[..., k:, :])], -2)
         if self.full:
             U, Vh = U[..., :, :k], Vh[..., :k, :]
             gU = gU[..., :, :k] if gU is not None else None
@@ -292,17 +312,26 @@ def svdvals(A, *, driver=None, out=None):
 # eigh, eig
 
 class Eigh(Node):
+    """Outputs (eigenvectors, eigenvalues): the vectors are the saved output."""
+
+    saves_inputs = (0,)
     saves_output = True
 
     def forward(self, A, uplo):
+        self.uplo = uplo
         xp = xp_of(A)
         L, V = xp.linalg.eigh(A, UPLO=uplo)
-        self.V = V
-        return L, V
+        self.L = L
+        return V, L
 
-    def backward(self, gL, gV):
-        (L,) = self.saved_tensors
-        V = wrap(self.V)
+    def backward(self, gV, gL):
+        A, V = self.saved_tensors
+        L = wrap(self.L)
+        if is_grad_enabled():  # see NOTE [ Double backward of decompositions ]
+            T = A.tril() if self.uplo == "L" else A.triu()
+            Ah = T + (T.tril(-1) if self.uplo == "L" else T.triu(1)).mH
+            L = (V.mH @ Ah @ V).diagonal(0, -2, -1)
+            L = L.real if L.is_complex() else L
         return eig_backward(gL, gV, L, V, hermitian=True)
 
 
@@ -349,7 +378,8 @@ def eigh(A, UPLO="L", *, out=None):
         A named tuple ``(eigenvalues, eigenvectors)``.
     """
     check_square("linalg.eigh", A)
-    return _out(apply(Eigh, A, _uplo("linalg.eigh", UPLO)), out, _EighResult)
+    V, L = apply(Eigh, A, _uplo("linalg.eigh", UPLO))
+    return _out((L, V), out, _EighResult)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
@@ -374,6 +404,9 @@ def _complex_np(dt):
 
 
 class Eig(Node):
+    """Outputs (eigenvectors, eigenvalues): the vectors are the saved output."""
+
+    saves_inputs = (0,)
     saves_output = True
 
     def forward(self, A):
@@ -382,12 +415,15 @@ class Eig(Node):
         cdt = _complex_np(A.dtype)
         _check_finite(xp, A)
         L, V = xp.linalg.eig(A)
-        self.V = V.astype(cdt, copy=False)
-        return L.astype(cdt, copy=False), self.V
+        self.L = L.astype(cdt, copy=False)
+        return V.astype(cdt, copy=False), self.L
 
-    def backward(self, gL, gV):
-        (L,) = self.saved_tensors
-        gA = eig_backward(gL, gV, L, wrap(self.V), hermitian=False)
+    def backward(self, gV, gL):
+        A, V = self.saved_tensors
+        L = wrap(self.L)
+        if is_grad_enabled():  # see NOTE [ Double backward of decompositions ]
+            L = solve(V, A.to(V.dtype) @ V).diagonal(0, -2, -1)
+        gA = eig_backward(gL, gV, L, V, hermitian=False)
         return gA.real if self.real_input else gA
 
 
@@ -402,7 +438,8 @@ def eig(A, *, out=None):
         A named tuple ``(eigenvalues, eigenvectors)``.
     """
     check_square("linalg.eig", A)
-    return _out(apply(Eig, A), out, _EigResult)
+    V, L = apply(Eig, A)
+    return _out((L, V), out, _EigResult)
 
 
 def eigvals(A, *, out=None):
