@@ -42,6 +42,7 @@ from ember._dtype import (
     uint8,
 )
 from ember._ops._registry import get_op as _get_op
+from ember._ops.complex_ops import *  # noqa: F403
 from ember._ops.conversion import *  # noqa: F403
 from ember._ops.creation import *  # noqa: F403
 from ember._ops.cumulative import *  # noqa: F403
@@ -49,11 +50,13 @@ from ember._ops.elementwise import *  # noqa: F403
 from ember._ops.indexing import *  # noqa: F403
 from ember._ops.join import *  # noqa: F403
 from ember._ops.linalg import *  # noqa: F403
+from ember._ops.matrix import *  # noqa: F403
 from ember._ops.random import *  # noqa: F403
 from ember._ops.reduction import *  # noqa: F403
 from ember._ops.scatter import *  # noqa: F403
 from ember._ops.shape import *  # noqa: F403
 from ember._ops.sort import *  # noqa: F403
+from ember._ops.spectral import *  # noqa: F403
 from ember._tensor import Size, Tensor, _install_methods
 from ember._tensor_str import set_printoptions
 from ember._version import __version__
@@ -99,12 +102,12 @@ for _family in _ops.FAMILIES:
     __all__ += _family.__all__
 
 
-from ember import nn, optim, serialization, utils  # noqa: E402 - they build on the above
+from ember import fft, linalg, nn, optim, serialization, utils  # noqa: E402 - they build on the above
 from ember.serialization import load, save  # noqa: E402
 
 _install_methods()  # nn.functional's ops (softmax, log_softmax, ...) are registered now
 
-__all__ += ["nn", "optim", "serialization", "utils", "load", "save"]
+__all__ += ["fft", "linalg", "nn", "optim", "serialization", "utils", "load", "save"]
 
 
 def __getattr__(name):

@@ -7,6 +7,7 @@ which ``ember._tensor._install_methods`` installs the Tensor methods.
 """
 
 from ember._ops import (
+    complex_ops,
     conversion,
     creation,
     cumulative,
@@ -14,15 +15,17 @@ from ember._ops import (
     indexing,
     join,
     linalg,
+    matrix,
     random,
     reduction,
     scatter,
     shape,
     sort,
+    spectral,
 )
 
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
-            scatter, linalg, sort, random)
+            scatter, linalg, matrix, spectral, complex_ops, sort, random)
 
 from ember._ops._registry import register_family  # noqa: E402
 

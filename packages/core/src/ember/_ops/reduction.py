@@ -882,11 +882,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         if len(dims) != 2:
             raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
                                + " ".join(str(d) for d in dims))
-        from ember._ops import linalg
+        from ember._ops._linalg_decomp import matrix_norm
 
-        matrix_norm = getattr(linalg, "matrix_norm", None)
-        if matrix_norm is None:
-            raise NotImplementedError("norm(p='nuc') needs ember.linalg.matrix_norm")
         return with_out(matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
     return with_out(vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype), out)
 
