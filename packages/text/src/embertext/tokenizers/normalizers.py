@@ -1,0 +1,247 @@
+"""Normalizers: text clean-up before pre-tokenization (the ``tokenizers.normalizers`` of
+Hugging Face), each keeping track of the original offsets."""
+
+import unicodedata
+
+from embertext.tokenizers import _unicode
+from embertext.tokenizers._piece import Piece
+
+__all__ = [
+    "Normalizer",
+    "BertNormalizer",
+    "Lowercase",
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "StripAccents",
+    "Strip",
+    "Replace",
+    "Prepend",
+    "Sequence",
+]
+
+
+class Normalizer:
+    """The base of normalizers: :meth:`normalize_str` on a plain string, and the JSON form
+    of ``tokenizer.json`` (:meth:`to_dict`)."""
+
+    def normalize(self, piece):
+        raise TypeError(f"{type(self).__name__} does not normalize")
+
+    def normalize_str(self, sequence):
+        """The normalized form of ``sequence``."""
+        return self.normalize(Piece.from_text(sequence)).text
+
+    def to_dict(self):
+        return {"type": type(self).__name__}
+
+
+class BertNormalizer(Normalizer):
+    r"""BERT's normalization: control characters out and whitespace to spaces
+    (``clean_text``), spaces around CJK ideographs (``handle_chinese_chars``), accents
+    stripped (``strip_accents``; ``None`` follows ``lowercase``) and lowercasing.
+
+    Examples::
+
+        >>> BertNormalizer().normalize_str("Héllo\tWORLD中")
+        'hello world 中 '
+    """
+
+    def __init__(self, clean_text=True, handle_chinese_chars=True, strip_accents=None,
+                 lowercase=True):
+        self.clean_text = clean_text
+        self.handle_chinese_chars = handle_chinese_chars
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+
+    def normalize(self, piece):
+        if self.clean_text:
+            piece = piece.map_chars(_clean_char)
+        if self.handle_chinese_chars:
+            piece = piece.map_chars(lambda c: f" {c} " if _unicode.is_chinese_char(c) else c)
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        if strip:
+            piece = StripAccents().normalize(_unicode_normalize(piece, "NFD"))
+        if self.lowercase:
+            piece = piece.map_chars(str.lower)
+        return piece
+
+    def to_dict(self):
+        return {"type": "BertNormalizer", "clean_text": self.clean_text,
+                "handle_chinese_chars": self.handle_chinese_chars,
+                "strip_accents": self.strip_accents, "lowercase": self.lowercase}
+
+
+def _clean_char(char):
+    if char == "\x00" or char == "\ufffd" or _unicode.is_control(char):
+        return ""
+    return " " if _unicode.is_whitespace(char) else char
+
+
+class Lowercase(Normalizer):
+    """Lowercase every character (Unicode rules: one character may become several)."""
+
+    def normalize(self, piece):
+        return piece.map_chars(str.lower)
+
+
+def _unicode_normalize(piece, form):
+    # Normalized one cluster at a time (a starter and the combining marks after it), so that
+    # the characters of each cluster's result take the cluster's original span.
+    text, align = [], []
+    start = 0
+    n = len(piece.text)
+    while start < n:
+        end = start + 1
+        while end < n and unicodedata.combining(piece.text[end]):
+            end += 1
+        out = unicodedata.normalize(form, piece.text[start:end])
+        span = (piece.align[start][0], piece.align[end - 1][1])
+        text.append(out)
+        align.extend([span] * len(out))
+        start = end
+    return Piece("".join(text), align)
+
+
+class NFC(Normalizer):
+    """Unicode normalization form C."""
+
+    def normalize(self, piece):
+        return _unicode_normalize(piece, "NFC")
+
+
+class NFD(Normalizer):
+    """Unicode normalization form D."""
+
+    def normalize(self, piece):
+        return _unicode_normalize(piece, "NFD")
+
+
+class NFKC(Normalizer):
+    """Unicode normalization form KC."""
+
+    def normalize(self, piece):
+        return _unicode_normalize(piece, "NFKC")
+
+
+class NFKD(Normalizer):
+    """Unicode normalization form KD."""
+
+    def normalize(self, piece):
+        return _unicode_normalize(piece, "NFKD")
+
+
+class StripAccents(Normalizer):
+    """Remove non-spacing marks (category Mn); use after :class:`NFD` to strip accents."""
+
+    def normalize(self, piece):
+        return piece.map_chars(lambda c: "" if unicodedata.category(c) == "Mn" else c)
+
+
+class Strip(Normalizer):
+    """Remove whitespace at the start (``left``) and the end (``right``)."""
+
+    def __init__(self, left=True, right=True):
+        self.left = left
+        self.right = right
+
+    def normalize(self, piece):
+        start, end = 0, len(piece.text)
+        if self.left:
+            while start < end and _unicode.is_whitespace(piece.text[start]):
+                start += 1
+        if self.right:
+            while end > start and _unicode.is_whitespace(piece.text[end - 1]):
+                end -= 1
+        return piece.slice(start, end)
+
+    def to_dict(self):
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
+
+
+class Replace(Normalizer):
+    """Replace every occurrence of the string ``pattern`` by ``content``; the replacement
+    takes the span of what it replaces."""
+
+    def __init__(self, pattern, content):
+        if not isinstance(pattern, str) or not pattern:
+            raise ValueError("Replace needs a non-empty string pattern")
+        self.pattern = pattern
+        self.content = content
+
+    def normalize(self, piece):
+        text, align = [], []
+        i = 0
+        source = piece.text
+        while i < len(source):
+            if source.startswith(self.pattern, i):
+                span = piece.span(i, i + len(self.pattern))
+                text.append(self.content)
+                align.extend([span] * len(self.content))
+                i += len(self.pattern)
+            else:
+                text.append(source[i])
+                align.append(piece.align[i])
+                i += 1
+        return Piece("".join(text), align)
+
+    def to_dict(self):
+        return {"type": "Replace", "pattern": {"String": self.pattern}, "content": self.content}
+
+
+class Prepend(Normalizer):
+    """Put ``prepend`` before non-empty text (it takes the first character's span)."""
+
+    def __init__(self, prepend):
+        self.prepend = prepend
+
+    def normalize(self, piece):
+        if not piece.text:
+            return piece
+        return Piece(self.prepend + piece.text,
+                     [piece.align[0]] * len(self.prepend) + piece.align)
+
+    def to_dict(self):
+        return {"type": "Prepend", "prepend": self.prepend}
+
+
+class Sequence(Normalizer):
+    """Normalizers applied one after another."""
+
+    def __init__(self, normalizers):
+        self.normalizers = list(normalizers)
+
+    def normalize(self, piece):
+        for normalizer in self.normalizers:
+            piece = normalizer.normalize(piece)
+        return piece
+
+    def to_dict(self):
+        return {"type": "Sequence", "normalizers": [n.to_dict() for n in self.normalizers]}
+
+
+def from_dict(data):
+    """The normalizer of a ``tokenizer.json`` entry."""
+    if data is None:
+        return None
+    kind = data["type"]
+    if kind == "BertNormalizer":
+        return BertNormalizer(data.get("clean_text", True), data.get("handle_chinese_chars", True),
+                              data.get("strip_accents"), data.get("lowercase", True))
+    if kind == "Sequence":
+        return Sequence([from_dict(item) for item in data["normalizers"]])
+    if kind == "Strip":
+        return Strip(data.get("strip_left", True), data.get("strip_right", True))
+    if kind == "Replace":
+        pattern = data["pattern"]
+        if "String" not in pattern:
+            raise ValueError(f"Replace normalizers with a regex pattern are not supported: {data}")
+        return Replace(pattern["String"], data["content"])
+    if kind == "Prepend":
+        return Prepend(data["prepend"])
+    simple = {"Lowercase": Lowercase, "NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD,
+              "StripAccents": StripAccents}
+    if kind in simple:
+        return simple[kind]()
+    raise ValueError(f"unsupported normalizer type in tokenizer.json: {kind!r}")

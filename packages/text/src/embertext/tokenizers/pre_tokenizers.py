@@ -1,0 +1,249 @@
+"""Pre-tokenizers: split normalized text into words (the ``tokenizers.pre_tokenizers`` of
+Hugging Face); a model then splits each word into tokens."""
+
+import re
+
+from embertext.tokenizers import _unicode
+from embertext.tokenizers._piece import Piece
+
+__all__ = [
+    "PreTokenizer",
+    "ByteLevel",
+    "BertPreTokenizer",
+    "Whitespace",
+    "WhitespaceSplit",
+    "Punctuation",
+    "Digits",
+    "Sequence",
+]
+
+_BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
+
+
+class PreTokenizer:
+    """The base of pre-tokenizers: :meth:`pre_tokenize_str` shows the words and offsets."""
+
+    def pre_tokenize(self, piece):
+        raise TypeError(f"{type(self).__name__} does not pre-tokenize")
+
+    def pre_tokenize_str(self, sequence):
+        """The words of ``sequence`` with their ``(start, end)`` offsets."""
+        return [(p.text, p.span(0, len(p.text))) for p in self.pre_tokenize(
+            Piece.from_text(sequence))]
+
+    def to_dict(self):
+        return {"type": type(self).__name__}
+
+
+def _split_chars(piece, is_delimiter, behavior):
+    """Split ``piece`` at the characters for which ``is_delimiter`` is true."""
+    text = piece.text
+    out = []
+    start = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        if not is_delimiter(text[i]):
+            i += 1
+            continue
+        j = i + 1
+        if behavior == "contiguous":
+            while j < n and is_delimiter(text[j]):
+                j += 1
+        if behavior == "merged_with_previous":
+            out.append((start, j))
+            start = j
+        elif behavior == "merged_with_next":
+            out.append((start, i))
+            start = i
+        else:
+            out.append((start, i))
+            if behavior != "removed":
+                out.append((i, j))
+            start = j
+        i = j
+    out.append((start, n))
+    return [piece.slice(a, b) for a, b in out if b > a]
+
+
+def _split_matches(piece, pattern, behavior):
+    """Split ``piece`` at the matches of a compiled regex."""
+    text = piece.text
+    bounds = []
+    start = 0
+    for match in pattern.finditer(text):
+        a, b = match.span()
+        if a == b:
+            continue
+        if behavior == "removed":
+            bounds.append((start, a))
+        elif behavior == "merged_with_previous":
+            bounds.append((start, b))
+            start = b
+            continue
+        elif behavior == "merged_with_next":
+            bounds.append((start, a))
+            start = a
+            continue
+        else:
+            bounds.append((start, a))
+            bounds.append((a, b))
+        start = b
+    bounds.append((start, len(text)))
+    return [piece.slice(a, b) for a, b in bounds if b > a]
+
+
+class ByteLevel(PreTokenizer):
+    r"""GPT-2's byte-level pre-tokenization: a space before the text (``add_prefix_space``,
+    unless there is one), a split by GPT-2's regex (``use_regex``), then every byte of the
+    UTF-8 encoding as one printable character (:func:`bytes_to_unicode`).
+
+    Examples::
+
+        >>> ByteLevel().pre_tokenize_str("Hello world")
+        [('ĠHello', (0, 5)), ('Ġworld', (5, 11))]
+    """
+
+    def __init__(self, add_prefix_space=True, trim_offsets=True, use_regex=True):
+        self.add_prefix_space = add_prefix_space
+        self.trim_offsets = trim_offsets
+        self.use_regex = use_regex
+
+    @staticmethod
+    def alphabet():
+        """The 256 characters that stand for bytes."""
+        return sorted(_unicode.bytes_to_unicode().values())
+
+    def pre_tokenize(self, piece):
+        if self.add_prefix_space and piece.text and not piece.text.startswith(" "):
+            piece = Piece(" " + piece.text, [piece.align[0]] + piece.align)
+        words = (_split_matches(piece, _unicode.gpt2_pattern(), "isolated") if self.use_regex
+                 else [piece])
+        return [_to_byte_chars(word) for word in words]
+
+    def to_dict(self):
+        return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space,
+                "trim_offsets": self.trim_offsets, "use_regex": self.use_regex}
+
+
+def _to_byte_chars(piece):
+    byte_char = _unicode.bytes_to_unicode()
+    text, align = [], []
+    for char, span in zip(piece.text, piece.align):
+        if char < "\x80":
+            text.append(byte_char[ord(char)])
+            align.append(span)
+            continue
+        encoded = char.encode("utf-8", "surrogatepass")
+        text.extend(byte_char[b] for b in encoded)
+        align.extend([span] * len(encoded))
+    return Piece("".join(text), align)
+
+
+class BertPreTokenizer(PreTokenizer):
+    """BERT's pre-tokenization: split on whitespace, and every punctuation character is a
+    word of its own.
+
+    Examples::
+
+        >>> BertPreTokenizer().pre_tokenize_str("Hi, you!")
+        [('Hi', (0, 2)), (',', (2, 3)), ('you', (4, 7)), ('!', (7, 8))]
+    """
+
+    def pre_tokenize(self, piece):
+        words = []
+        for word in _split_chars(piece, _unicode.is_whitespace, "removed"):
+            words.extend(_split_chars(word, _unicode.is_punctuation, "isolated"))
+        return words
+
+
+class Whitespace(PreTokenizer):
+    r"""Split into runs of word characters and runs of other non-space characters
+    (``\w+|[^\w\s]+``)."""
+
+    _pattern = re.compile(r"\w+|[^\w\s]+")
+
+    def pre_tokenize(self, piece):
+        return [piece.slice(*m.span()) for m in self._pattern.finditer(piece.text)]
+
+
+class WhitespaceSplit(PreTokenizer):
+    """Split on whitespace."""
+
+    def pre_tokenize(self, piece):
+        return _split_chars(piece, _unicode.is_whitespace, "removed")
+
+
+class Punctuation(PreTokenizer):
+    """Split at punctuation characters, which are kept as ``behavior`` says (``"isolated"``,
+    ``"removed"``, ``"merged_with_previous"``, ``"merged_with_next"``, ``"contiguous"``)."""
+
+    def __init__(self, behavior="isolated"):
+        if behavior not in _BEHAVIORS:
+            raise ValueError(f"behavior must be one of {_BEHAVIORS}, got {behavior!r}")
+        self.behavior = behavior
+
+    def pre_tokenize(self, piece):
+        return _split_chars(piece, _unicode.is_punctuation, self.behavior)
+
+    def to_dict(self):
+        return {"type": "Punctuation", "behavior": _behavior_name(self.behavior)}
+
+
+class Digits(PreTokenizer):
+    """Split digits from the rest; each digit alone with ``individual_digits``."""
+
+    def __init__(self, individual_digits=False):
+        self.individual_digits = individual_digits
+
+    def pre_tokenize(self, piece):
+        behavior = "isolated" if self.individual_digits else "contiguous"
+        return _split_chars(piece, str.isdigit, behavior)
+
+    def to_dict(self):
+        return {"type": "Digits", "individual_digits": self.individual_digits}
+
+
+class Sequence(PreTokenizer):
+    """Pre-tokenizers applied one after another, each to the words of the one before."""
+
+    def __init__(self, pretokenizers):
+        self.pretokenizers = list(pretokenizers)
+
+    def pre_tokenize(self, piece):
+        words = [piece]
+        for pretokenizer in self.pretokenizers:
+            words = [out for word in words for out in pretokenizer.pre_tokenize(word)]
+        return words
+
+    def to_dict(self):
+        return {"type": "Sequence", "pretokenizers": [p.to_dict() for p in self.pretokenizers]}
+
+
+def _behavior_name(behavior):
+    return "".join(part.capitalize() for part in behavior.split("_"))
+
+
+def _behavior_from_name(name):
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def from_dict(data):
+    """The pre-tokenizer of a ``tokenizer.json`` entry."""
+    if data is None:
+        return None
+    kind = data["type"]
+    if kind == "ByteLevel":
+        return ByteLevel(data.get("add_prefix_space", True), data.get("trim_offsets", True),
+                         data.get("use_regex", True))
+    if kind == "Sequence":
+        return Sequence([from_dict(item) for item in data["pretokenizers"]])
+    if kind == "Punctuation":
+        return Punctuation(_behavior_from_name(data.get("behavior", "Isolated")))
+    if kind == "Digits":
+        return Digits(data.get("individual_digits", False))
+    simple = {"BertPreTokenizer": BertPreTokenizer, "Whitespace": Whitespace,
+              "WhitespaceSplit": WhitespaceSplit}
+    if kind in simple:
+        return simple[kind]()
+    raise ValueError(f"unsupported pre-tokenizer type in tokenizer.json: {kind!r}")
