@@ -7,7 +7,15 @@ import ember
 from ember import nn
 from ember.nn import functional as nnF
 from embertext import functional as F
+from embertext._tokenizer_transforms import (
+    BERTTokenizer,
+    CharBPETokenizer,
+    CLIPTokenizer,
+    GPT2BPETokenizer,
+    bytes_to_unicode,
+)
 from embertext.data.functional import load_sp_model
+from embertext.utils import get_asset_local_path
 from embertext.vocab import Vocab
 from embertext.vocab.vocab import _VocabTable
 
@@ -20,9 +28,14 @@ __all__ = [
     "AddToken",
     "PadTransform",
     "StrToIntTransform",
+    "GPT2BPETokenizer",
+    "CharBPETokenizer",
+    "CLIPTokenizer",
+    "BERTTokenizer",
     "RegexTokenizer",
     "Sequential",
     "MaskTransform",
+    "bytes_to_unicode",
 ]
 
 
@@ -40,7 +53,7 @@ class SentencePieceTokenizer(nn.Module):
 
     def __init__(self, sp_model_path):
         super().__init__()
-        self.sp_model = load_sp_model(sp_model_path)
+        self.sp_model = load_sp_model(get_asset_local_path(sp_model_path))
 
     def forward(self, input):
         if F._is_list_of(input, str):
