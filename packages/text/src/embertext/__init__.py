@@ -18,6 +18,14 @@ if _ember.__version__.split(".")[:2] != __version__.split(".")[:2]:
         f"but ember {_ember.__version__} is installed"
     )
 
-from embertext import data, functional, transforms, vocab  # noqa: E402
+from embertext import (  # noqa: E402
+    data,
+    datasets,
+    functional,
+    tokenizers,
+    transforms,
+    utils,
+    vocab,
+)
 
-__all__ = ["data", "vocab", "transforms", "functional"]
+__all__ = ["data", "datasets", "functional", "tokenizers", "transforms", "utils", "vocab"]

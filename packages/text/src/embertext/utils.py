@@ -157,6 +157,7 @@ def extract_archive(from_path, to_path=None, overwrite=False):
     if from_path.endswith(".gz"):
         target = os.path.join(to_path, os.path.basename(from_path)[:-3])
         if overwrite or not os.path.exists(target):
+            os.makedirs(to_path or ".", exist_ok=True)
             with gzip.open(from_path, "rb") as source, open(target, "wb") as out:
                 shutil.copyfileobj(source, out)
         return [target]
