@@ -22,10 +22,11 @@ from embertext import (  # noqa: E402
     data,
     datasets,
     functional,
+    models,
     tokenizers,
     transforms,
     utils,
     vocab,
 )
 
-__all__ = ["data", "datasets", "functional", "tokenizers", "transforms", "utils", "vocab"]
+__all__ = ["data", "datasets", "functional", "models", "tokenizers", "transforms", "utils", "vocab"]
