@@ -162,11 +162,16 @@ class Tokenizer:
                     word += 1
                     continue
                 for piece in self._words(text[start:end], start):
-                    for index, token, a, b in self.model.tokenize(piece.text):
-                        ids.append(index)
-                        tokens.append(token)
-                        offsets.append(piece.span(a, b))
-                        word_ids.append(number if pretokenized else word)
+                    word_id = number if pretokenized else word
+                    found = self.model.tokenize(piece.text)
+                    if piece.align is None:
+                        offset = piece.offset
+                        offsets.extend([(offset + a, offset + b) for _, _, a, b in found])
+                    else:
+                        offsets.extend([piece.span(a, b) for _, _, a, b in found])
+                    ids.extend([index for index, _, _, _ in found])
+                    tokens.extend([token for _, token, _, _ in found])
+                    word_ids.extend([word_id] * len(found))
                     word += 1
         # Special tokens written in the text are not marked in special_tokens_mask (only
         # those the post-processor adds are), as in Hugging Face `tokenizers`.

@@ -4,7 +4,7 @@ Hugging Face), each keeping track of the original offsets."""
 import unicodedata
 
 from embertext.tokenizers import _unicode
-from embertext.tokenizers._piece import Piece
+from embertext.tokenizers._piece import CharMap, Piece
 
 __all__ = [
     "Normalizer",
@@ -54,18 +54,27 @@ class BertNormalizer(Normalizer):
         self.handle_chinese_chars = handle_chinese_chars
         self.strip_accents = strip_accents
         self.lowercase = lowercase
+        self._charmap = None
 
     def normalize(self, piece):
+        if self._charmap is None:
+            self._charmap = CharMap(self._normalize_char)
+        return piece.map_chars(self._charmap)
+
+    def _normalize_char(self, char):
+        # Every step works one character at a time (as in Hugging Face's normalizer), so
+        # they compose into one map, learnt per character.
         if self.clean_text:
-            piece = piece.map_chars(_clean_char)
-        if self.handle_chinese_chars:
-            piece = piece.map_chars(lambda c: f" {c} " if _unicode.is_chinese_char(c) else c)
+            char = _clean_char(char)
+        if self.handle_chinese_chars and len(char) == 1 and _unicode.is_chinese_char(char):
+            char = f" {char} "
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         if strip:
-            piece = StripAccents().normalize(_unicode_normalize(piece, "NFD"))
+            char = "".join(c for c in unicodedata.normalize("NFD", char)
+                           if unicodedata.category(c) != "Mn")
         if self.lowercase:
-            piece = piece.map_chars(str.lower)
-        return piece
+            char = "".join(c.lower() for c in char)
+        return char
 
     def to_dict(self):
         return {"type": "BertNormalizer", "clean_text": self.clean_text,
@@ -82,11 +91,16 @@ def _clean_char(char):
 class Lowercase(Normalizer):
     """Lowercase every character (Unicode rules: one character may become several)."""
 
+    def __init__(self):
+        self._charmap = CharMap(str.lower)
+
     def normalize(self, piece):
-        return piece.map_chars(str.lower)
+        return piece.map_chars(self._charmap)
 
 
 def _unicode_normalize(piece, form):
+    if unicodedata.is_normalized(form, piece.text):
+        return piece
     # Normalized one cluster at a time (a starter and the combining marks after it), so that
     # the characters of each cluster's result take the cluster's original span.
     text, align = [], []
@@ -97,7 +111,7 @@ def _unicode_normalize(piece, form):
         while end < n and unicodedata.combining(piece.text[end]):
             end += 1
         out = unicodedata.normalize(form, piece.text[start:end])
-        span = (piece.align[start][0], piece.align[end - 1][1])
+        span = piece.span(start, end)
         text.append(out)
         align.extend([span] * len(out))
         start = end
@@ -135,8 +149,11 @@ class NFKD(Normalizer):
 class StripAccents(Normalizer):
     """Remove non-spacing marks (category Mn); use after :class:`NFD` to strip accents."""
 
+    def __init__(self):
+        self._charmap = CharMap(lambda c: "" if unicodedata.category(c) == "Mn" else c)
+
     def normalize(self, piece):
-        return piece.map_chars(lambda c: "" if unicodedata.category(c) == "Mn" else c)
+        return piece.map_chars(self._charmap)
 
 
 class Strip(Normalizer):
@@ -182,7 +199,7 @@ class Replace(Normalizer):
                 i += len(self.pattern)
             else:
                 text.append(source[i])
-                align.append(piece.align[i])
+                align.append(piece.span(i, i + 1))
                 i += 1
         return Piece("".join(text), align)
 
@@ -199,8 +216,7 @@ class Prepend(Normalizer):
     def normalize(self, piece):
         if not piece.text:
             return piece
-        return Piece(self.prepend + piece.text,
-                     [piece.align[0]] * len(self.prepend) + piece.align)
+        return piece.prepend(self.prepend)
 
     def to_dict(self):
         return {"type": "Prepend", "prepend": self.prepend}

@@ -115,10 +115,18 @@ class ByteLevel(PreTokenizer):
         return sorted(_unicode.bytes_to_unicode().values())
 
     def pre_tokenize(self, piece):
-        if self.add_prefix_space and piece.text and not piece.text.startswith(" "):
-            piece = Piece(" " + piece.text, [piece.align[0]] + piece.align)
+        text = piece.text
+        prefix = self.add_prefix_space and text and not text.startswith(" ")
+        # NOTE [ The prefix space ]
+        # " " + text splits like text, the space joining the first word, unless text starts
+        # with whitespace or an apostrophe (a contraction's); only then is the whole piece
+        # prefixed before the split.
+        if prefix and (text[0] == "'" or _unicode.is_whitespace(text[0]) or not self.use_regex):
+            piece, prefix = piece.prepend(" "), False
         words = (_split_matches(piece, _unicode.gpt2_pattern(), "isolated") if self.use_regex
                  else [piece])
+        if prefix and words:
+            words[0] = words[0].prepend(" ")
         return [_to_byte_chars(word) for word in words]
 
     def to_dict(self):
@@ -126,10 +134,37 @@ class ByteLevel(PreTokenizer):
                 "trim_offsets": self.trim_offsets, "use_regex": self.use_regex}
 
 
+_ASCII_TO_BYTE_CHAR = {b: c for b, c in _unicode.bytes_to_unicode().items() if b < 128}
+
+
+_BYTE_WORDS = {}
+
+
+def _byte_word(word):
+    """The byte-level form of ``word`` and each byte's character span in it (cached)."""
+    found = _BYTE_WORDS.get(word)
+    if found is None:
+        found = _bytes_of(word, [(i, i + 1) for i in range(len(word))])
+        if len(_BYTE_WORDS) < 100_000:
+            _BYTE_WORDS[word] = found
+    return found
+
+
 def _to_byte_chars(piece):
+    if piece.text.isascii():
+        # One byte a character: the spans stay as they are.
+        return Piece(piece.text.translate(_ASCII_TO_BYTE_CHAR), piece.align, piece.offset)
+    if piece.align is None:
+        text, align = _byte_word(piece.text)
+        return Piece(text, align, piece.offset)
+    text, align = _bytes_of(piece.text, piece.spans())
+    return Piece(text, align)
+
+
+def _bytes_of(word, spans):
     byte_char = _unicode.bytes_to_unicode()
     text, align = [], []
-    for char, span in zip(piece.text, piece.align):
+    for char, span in zip(word, spans):
         if char < "\x80":
             text.append(byte_char[ord(char)])
             align.append(span)
@@ -137,7 +172,7 @@ def _to_byte_chars(piece):
         encoded = char.encode("utf-8", "surrogatepass")
         text.extend(byte_char[b] for b in encoded)
         align.extend([span] * len(encoded))
-    return Piece("".join(text), align)
+    return "".join(text), align
 
 
 class BertPreTokenizer(PreTokenizer):
@@ -150,10 +185,28 @@ class BertPreTokenizer(PreTokenizer):
         [('Hi', (0, 2)), (',', (2, 3)), ('you', (4, 7)), ('!', (7, 8))]
     """
 
+    # Whitespace, and the characters that may be punctuation (neither word characters nor
+    # whitespace, or "_"): only those are looked at one by one.
+    _candidates = re.compile(f"[{_unicode._WHITESPACE_CLASS}]|[^\\w{_unicode._WHITESPACE_CLASS}]|_")
+
     def pre_tokenize(self, piece):
+        text = piece.text
         words = []
-        for word in _split_chars(piece, _unicode.is_whitespace, "removed"):
-            words.extend(_split_chars(word, _unicode.is_punctuation, "isolated"))
+        start = 0
+        for match in self._candidates.finditer(text):
+            i = match.start()
+            char = text[i]
+            if _unicode.is_whitespace(char):
+                if i > start:
+                    words.append(piece.slice(start, i))
+                start = i + 1
+            elif _unicode.is_punctuation(char):
+                if i > start:
+                    words.append(piece.slice(start, i))
+                words.append(piece.slice(i, i + 1))
+                start = i + 1
+        if start < len(text):
+            words.append(piece.slice(start, len(text)))
         return words
 
 

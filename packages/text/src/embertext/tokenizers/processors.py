@@ -36,7 +36,10 @@ def _special(token, index, type_id=0):
 def trim_byte_level_offsets(encoding, add_prefix_space):
     """Leave the byte-level spaces at the ends of tokens out of their offsets."""
     offsets = encoding.offsets
+    trimmed = _TRIMMED
     for i, token in enumerate(encoding.tokens):
+        if not token or (token[0] not in trimmed and token[-1] not in trimmed):
+            continue
         leading = len(token) - len(token.lstrip(_TRIMMED))
         trailing = len(token) - len(token.rstrip(_TRIMMED))
         if not (leading or trailing):
