@@ -12,6 +12,7 @@ from embertext.data.functional import (
     to_map_style_dataset,
 )
 from embertext.data.metrics import bleu_score
+from embertext.data.sampler import BucketBatchSampler
 from embertext.data.utils import get_tokenizer, interleave_keys
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "numericalize_tokens_from_iterator",
     "filter_wikipedia_xml",
     "to_map_style_dataset",
+    "BucketBatchSampler",
 ]
