@@ -2,11 +2,7 @@
 downloads come from file:// URLs, so no test touches the network."""
 
 import csv
-import hashlib
-import io
 import os
-import tarfile
-import zipfile
 
 import pytest
 
@@ -14,29 +10,12 @@ from embertext import datasets
 from embertext.data.functional import to_map_style_dataset
 from embertext.datasets import _base, glue, imdb, language_modeling, text_classification
 
-
-def md5(path):
-    return hashlib.md5(open(path, "rb").read()).hexdigest()
+from ._dataset_files import md5, tar_gz, zip_file
 
 
 def write_csv(path, rows, delimiter=","):
     with open(path, "w", encoding="utf-8", newline="") as f:
         csv.writer(f, delimiter=delimiter).writerows(rows)
-
-
-def tar_gz(path, files):
-    with tarfile.open(path, "w:gz") as tar:
-        for name, text in files.items():
-            data = text.encode("utf-8")
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-
-
-def zip_file(path, files):
-    with zipfile.ZipFile(path, "w") as z:
-        for name, text in files.items():
-            z.writestr(name, text)
 
 
 def test_ag_news_downloads_checks_md5_and_parses(tmp_path, monkeypatch):

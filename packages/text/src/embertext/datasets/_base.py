@@ -84,10 +84,11 @@ def gdrive_confirm_url(url, page):
     return f"{form.group(1)}?{urllib.parse.urlencode(fields)}"
 
 
-def download(url, path, md5):
-    """``path``, downloaded from ``url`` unless it is there; its md5 must be ``md5``."""
+def download(url, path, md5, hash_type="md5"):
+    """``path``, downloaded from ``url`` unless it is there; its hash must be ``md5`` (or of
+    ``hash_type``)."""
     if os.path.exists(path):
-        utils._check_hash(path, md5, "md5")
+        utils._check_hash(path, md5, hash_type)
         return path
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if "drive.google.com" in url:
@@ -98,7 +99,7 @@ def download(url, path, md5):
                 if confirmed is None:
                     raise RuntimeError(f"Google Drive did not return the file for {url}")
                 url = confirmed
-    return utils.download_from_url(url, path=path, hash_value=md5, hash_type="md5")
+    return utils.download_from_url(url, path=path, hash_value=md5, hash_type=hash_type)
 
 
 def extract_member(archive, member, target):
@@ -121,6 +122,42 @@ def extract_member(archive, member, target):
                 _copy(source, out)
     os.replace(partial, target)
     return target
+
+
+def extract_matching(archive, part, target):
+    """``target``: the first file of a tar or zip ``archive`` whose name holds ``part`` (as
+    torchtext picks it), extracted once."""
+    if os.path.exists(target):
+        return target
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as z:
+            names = [n for n in z.namelist() if not n.endswith("/")]
+    else:
+        with tarfile.open(archive) as tar:
+            names = [m.name for m in tar.getmembers() if m.isfile()]
+    for name in names:
+        if part in name:
+            return extract_member(archive, name, target)
+    raise RuntimeError(f"{archive} has no file named like {part}")
+
+
+def read_iob(path, sep="\t"):
+    """Sentences of a column file (one token a line, a blank line between sentences), each
+    as a list of columns (words, tags...)."""
+    columns = []
+    for line in read_lines(path):
+        line = line.strip()
+        if not line:
+            if columns:
+                yield columns
+            columns = []
+            continue
+        for i, value in enumerate(line.split(sep)):
+            if len(columns) < i + 1:
+                columns.append([])
+            columns[i].append(value)
+    if columns:
+        yield columns
 
 
 def _copy(source, out):
