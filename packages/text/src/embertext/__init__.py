@@ -23,10 +23,12 @@ from embertext import (  # noqa: E402
     datasets,
     functional,
     models,
+    nn,
     tokenizers,
     transforms,
     utils,
     vocab,
 )
 
-__all__ = ["data", "datasets", "functional", "models", "tokenizers", "transforms", "utils", "vocab"]
+__all__ = ["data", "datasets", "functional", "models", "nn", "tokenizers", "transforms", "utils",
+           "vocab"]
