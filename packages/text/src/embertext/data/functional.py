@@ -50,21 +50,34 @@ def generate_sp_model(filename, vocab_size=20000, model_type="unigram", model_pr
     )
 
 
+def _processor_class():
+    try:
+        import sentencepiece
+    except ImportError:
+        # Without the package, embertext's own reader (Unigram models).
+        from embertext.tokenizers.sentencepiece import SentencePieceProcessor
+
+        return SentencePieceProcessor
+    return sentencepiece.SentencePieceProcessor
+
+
 def load_sp_model(spm):
     r"""Load a SentencePiece model from a path or from a file opened in binary mode.
 
-    Returns a ``sentencepiece.SentencePieceProcessor``.
+    Returns a ``sentencepiece.SentencePieceProcessor``; without the sentencepiece package,
+    an :class:`embertext.tokenizers.sentencepiece.SentencePieceProcessor` (Unigram models,
+    the same ids and pieces).
 
     Examples::
 
         >>> sp_model = load_sp_model("m_user.model")
         >>> sp_model = load_sp_model(open("m_user.model", "rb"))
     """
-    sentencepiece = _sentencepiece()
+    processor = _processor_class()
     if isinstance(spm, str):
-        return sentencepiece.SentencePieceProcessor(model_file=spm)
+        return processor(model_file=spm)
     if isinstance(spm, io.BufferedReader):
-        return sentencepiece.SentencePieceProcessor(model_proto=spm.read())
+        return processor(model_proto=spm.read())
     raise TypeError(
         f"Unsupported type for spm argument: {type(spm).__name__}. "
         "Supported types are: str, io.BufferedReader"
