@@ -4,6 +4,7 @@
 import pytest
 
 hf = pytest.importorskip("tokenizers")
+pytest.importorskip("embertext")  # the interop session of CI has only ember
 
 from test_text_tokenizers_hf import CORPUS, PROBES, bert_wordpiece, byte_level_bpe  # noqa: E402
 
