@@ -176,7 +176,7 @@ def test_tokenizer_json_round_trip(tmp_path):
     text = "Unaffable, HELLO wörld! [MASK] cafes"
     assert loaded.encode(text).ids == tokenizer.encode(text).ids
     with pytest.raises(ValueError, match="unsupported model type"):
-        Tokenizer.from_str(json.dumps({"model": {"type": "Unigram"}}))
+        Tokenizer.from_str(json.dumps({"model": {"type": "WordLevel"}}))
 
 
 def test_bpe_training_is_deterministic_and_respects_vocab_size():
@@ -214,3 +214,33 @@ def test_template_processing():
     assert tokenizer.encode("hello", add_special_tokens=False).tokens == ["hello"]
     with pytest.raises(ValueError, match="missing special token"):
         processors.TemplateProcessing(single="[X] $A", special_tokens=[])
+
+
+def test_unigram_metaspace_and_graphemes():
+    from embertext.tokenizers.normalizers import graphemes
+
+    vocab = [("<unk>", 0.0), ("▁", -2.0), ("▁he", -3.0), ("llo", -3.0), ("▁hello", -4.5),
+             ("h", -5.0), ("e", -5.0), ("l", -5.0), ("o", -5.0), ("▁w", -4.0), ("or", -4.0),
+             ("ld", -4.0)] + [(f"<0x{b:02X}>", -1.0) for b in range(256)]
+    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=0))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    tokenizer.decoder = decoders.Metaspace()
+    encoding = tokenizer.encode("hello world")
+    assert encoding.tokens == ["▁hello", "▁w", "or", "ld"]
+    assert encoding.offsets == [(0, 5), (5, 7), (7, 9), (9, 11)]
+    assert tokenizer.decode(encoding.ids) == "hello world"
+    # Unknown characters: one token for a run, or its bytes with byte_fallback.
+    assert tokenizer.encode("hexyz").tokens == ["▁he", "xyz"]
+    tokenizer.model = models.Unigram(vocab, unk_id=0, byte_fallback=True)
+    encoding = tokenizer.encode("heé")
+    assert encoding.tokens == ["▁he", "<0xC3>", "<0xA9>"]
+    assert encoding.offsets[1:] == [(2, 3), (2, 3)]
+    assert tokenizer.decode(encoding.ids) == "he<0xC3><0xA9>"
+    data = json.loads(tokenizer.to_str())
+    assert data["model"]["type"] == "Unigram" and data["pre_tokenizer"]["type"] == "Metaspace"
+    assert Tokenizer.from_str(tokenizer.to_str()).encode("heé").ids == encoding.ids
+    with pytest.raises(ValueError, match="unk_id"):
+        models.Unigram(vocab, unk_id=999)
+    assert pre_tokenizers.Metaspace(prepend_scheme="never").pre_tokenize_str("a b") == [
+        ("a", (0, 1)), ("▁b", (1, 3))]
+    assert graphemes("e\u0301a\r\n🇫🇷x") == [(0, 2), (2, 3), (3, 5), (5, 7), (7, 8)]

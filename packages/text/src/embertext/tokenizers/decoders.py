@@ -2,7 +2,7 @@
 
 from embertext.tokenizers import _unicode
 
-__all__ = ["Decoder", "ByteLevel", "WordPiece", "Sequence"]
+__all__ = ["Decoder", "ByteLevel", "WordPiece", "Metaspace", "Sequence"]
 
 _CLEANUPS = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
              (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"),
@@ -80,6 +80,27 @@ class WordPiece(Decoder):
         return {"type": "WordPiece", "prefix": self.prefix, "cleanup": self.cleanup}
 
 
+class Metaspace(Decoder):
+    """``replacement`` (▁) back to spaces; in the first token they are dropped (the prefix
+    the pre-tokenizer added), unless ``prepend_scheme`` is ``"never"``."""
+
+    def __init__(self, replacement="\u2581", prepend_scheme="always", split=True):
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = split
+
+    def decode_chain(self, tokens):
+        out = []
+        for i, token in enumerate(tokens):
+            space = "" if i == 0 and self.prepend_scheme != "never" else " "
+            out.append(token.replace(self.replacement, space))
+        return out
+
+    def to_dict(self):
+        return {"type": "Metaspace", "replacement": self.replacement,
+                "prepend_scheme": self.prepend_scheme, "split": self.split}
+
+
 class Sequence(Decoder):
     """Decoders applied one after another to the list of tokens."""
 
@@ -105,6 +126,9 @@ def from_dict(data):
                          data.get("use_regex", True))
     if kind == "WordPiece":
         return WordPiece(data.get("prefix", "##"), data.get("cleanup", True))
+    if kind == "Metaspace":
+        return Metaspace(data.get("replacement", "\u2581"), data.get("prepend_scheme", "always"),
+                         data.get("split", True))
     if kind == "Sequence":
         return Sequence([from_dict(item) for item in data["decoders"]])
     raise ValueError(f"unsupported decoder type in tokenizer.json: {kind!r}")

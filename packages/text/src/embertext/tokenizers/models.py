@@ -3,7 +3,7 @@
 
 import json
 
-__all__ = ["Model", "BPE", "WordPiece"]
+__all__ = ["Model", "BPE", "WordPiece", "Unigram"]
 
 
 class Model:
@@ -299,6 +299,120 @@ class WordPiece(Model):
         return [path]
 
 
+class Unigram(Model):
+    r"""The Unigram language model (Kudo, 2018): the segmentation of a word into pieces of
+    highest total log-probability (Viterbi); characters no piece covers are the unknown
+    token (a run of them one token), or byte tokens with ``byte_fallback``.
+
+    Args:
+        vocab (list of (str, float)): the pieces and their log-probabilities, by id.
+        unk_id (int, optional): the id of the unknown token.
+        byte_fallback (bool): unknown characters as ``<0xXX>`` tokens.
+
+    Examples::
+
+        >>> model = Unigram([("<unk>", 0.0), ("▁he", -1.0), ("llo", -1.0), ("▁hello", -1.5)],
+        ...                 unk_id=0)
+        >>> [t for _, t, _, _ in model.tokenize("▁hello")]
+        ['▁hello']
+    """
+
+    _UNK_PENALTY = 10.0
+
+    def __init__(self, vocab=None, unk_id=None, byte_fallback=False):
+        pieces = [(str(piece), float(score)) for piece, score in (vocab or [])]
+        super().__init__({piece: i for i, (piece, _) in reversed(list(enumerate(pieces)))})
+        self.pieces = pieces
+        if unk_id is not None and not 0 <= unk_id < len(pieces):
+            raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(pieces)})")
+        self.unk_id = unk_id
+        self.byte_fallback = byte_fallback
+        self._by_first = {}
+        for index, (piece, score) in enumerate(pieces):
+            if piece and self.vocab[piece] == index:
+                self._by_first.setdefault(piece[0], []).append((piece, index, score))
+        scores = [score for _, score in pieces]
+        self._unk_score = (min(scores) if scores else 0.0) - self._UNK_PENALTY
+        self._cache = {}
+
+    def _rebuild_reverse(self):
+        self.vocab_r = {index: token for token, index in self.vocab.items()}
+
+    def _viterbi(self, word):
+        n = len(word)
+        best_score = [None] * (n + 1)
+        best_from = [None] * (n + 1)
+        best_score[0] = 0.0
+        for start in range(n):
+            base = best_score[start]
+            if base is None:
+                continue
+            single = False
+            for piece, index, score in self._by_first.get(word[start], ()):
+                if word.startswith(piece, start):
+                    end = start + len(piece)
+                    single = single or end == start + 1
+                    if best_score[end] is None or base + score > best_score[end]:
+                        best_score[end] = base + score
+                        best_from[end] = (start, index)
+            if not single:
+                if self.unk_id is None:
+                    raise ValueError(f"cannot tokenize {word!r} without an unknown token: "
+                                     f"{word[start]!r} is in no piece")
+                if best_score[start + 1] is None or base + self._unk_score > best_score[start + 1]:
+                    best_score[start + 1] = base + self._unk_score
+                    best_from[start + 1] = (start, None)
+        pieces = []
+        end = n
+        while end > 0:
+            start, index = best_from[end]
+            pieces.append((index, start, end))
+            end = start
+        pieces.reverse()
+        return pieces
+
+    def tokenize(self, word):
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        out = []
+        for index, start, end in self._viterbi(word):
+            if index is not None:
+                out.append((index, self.pieces[index][0], start, end))
+            elif out and out[-1][0] is None and out[-1][3] == start:
+                # A run of unknown characters is one unknown token.
+                out[-1] = (None, out[-1][1] + word[start:end], out[-1][2], end)
+            else:
+                out.append((None, word[start:end], start, end))
+        tokens = []
+        for index, token, start, end in out:
+            if index is not None:
+                tokens.append((index, token, start, end))
+                continue
+            if self.byte_fallback:
+                # The bytes of the run, each with the run's span.
+                byte_tokens = [f"<0x{b:02X}>" for b in token.encode("utf-8")]
+                if all(t in self.vocab for t in byte_tokens):
+                    tokens.extend((self.vocab[t], t, start, end) for t in byte_tokens)
+                    continue
+            tokens.append((self.unk_id, token, start, end))
+        out = tokens
+        if len(self._cache) < 100_000:
+            self._cache[word] = out
+        return out
+
+    def id_to_token(self, index):
+        return self.pieces[index][0] if 0 <= index < len(self.pieces) else None
+
+    def get_vocab_size(self):
+        return len(self.pieces)
+
+    def to_dict(self):
+        return {"type": "Unigram", "unk_id": self.unk_id,
+                "vocab": [[piece, score] for piece, score in self.pieces],
+                "byte_fallback": self.byte_fallback}
+
+
 def from_dict(data):
     """The model of a ``tokenizer.json`` entry."""
     kind = data.get("type")
@@ -315,4 +429,7 @@ def from_dict(data):
         return WordPiece(data.get("vocab", {}), unk_token=data.get("unk_token", "[UNK]"),
                          max_input_chars_per_word=data.get("max_input_chars_per_word", 100),
                          continuing_subword_prefix=data.get("continuing_subword_prefix", "##"))
+    if kind == "Unigram":
+        return Unigram([tuple(item) for item in data.get("vocab", [])], data.get("unk_id"),
+                       data.get("byte_fallback", False))
     raise ValueError(f"unsupported model type in tokenizer.json: {kind!r}")

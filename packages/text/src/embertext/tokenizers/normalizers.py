@@ -18,6 +18,7 @@ __all__ = [
     "Strip",
     "Replace",
     "Prepend",
+    "Precompiled",
     "Sequence",
 ]
 
@@ -222,6 +223,122 @@ class Prepend(Normalizer):
         return {"type": "Prepend", "prepend": self.prepend}
 
 
+def _is_control_break(char):
+    if char in "\u200c\u200d":
+        return False
+    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
+
+
+def _is_extend(char):
+    code = ord(char)
+    return (unicodedata.category(char) in ("Mn", "Me", "Mc") or code == 0x200D
+            or 0xFE00 <= code <= 0xFE0F or 0x1F3FB <= code <= 0x1F3FF
+            or 0xE0020 <= code <= 0xE007F or 0xE0100 <= code <= 0xE01EF)
+
+
+def graphemes(text):
+    """``(start, end)`` of the grapheme clusters of ``text``: the main rules of Unicode's
+    extended grapheme clusters (CR LF, controls, combining and spacing marks, ZWJ emoji
+    sequences, flag pairs; Hangul jamo sequences and prepend marks are not joined)."""
+    bounds = []
+    start = 0
+    n = len(text)
+    i = 1
+    regional = 0x1F1E6 <= ord(text[0]) <= 0x1F1FF if text else False
+    pairs = 1 if regional else 0
+    while i < n:
+        previous, char = text[i - 1], text[i]
+        joined = False
+        if previous == "\r" and char == "\n":
+            joined = True
+        elif previous in "\r\n" or _is_control_break(previous) or char in "\r\n" \
+                or _is_control_break(char):
+            joined = False
+        elif _is_extend(char):
+            joined = True
+        elif previous == "\u200d" and unicodedata.category(char) == "So":
+            joined = True
+        elif 0x1F1E6 <= ord(char) <= 0x1F1FF and 0x1F1E6 <= ord(previous) <= 0x1F1FF:
+            joined = pairs % 2 == 1
+        if 0x1F1E6 <= ord(char) <= 0x1F1FF:
+            pairs = pairs + 1 if 0x1F1E6 <= ord(previous) <= 0x1F1FF else 1
+        else:
+            pairs = 0
+        if not joined:
+            bounds.append((start, i))
+            start = i
+        i += 1
+    if n:
+        bounds.append((start, n))
+    return bounds
+
+
+class Precompiled(Normalizer):
+    """SentencePiece's precompiled normalization map (from a ``.model`` file), applied as
+    Hugging Face `tokenizers` applies it: a grapheme cluster (under 6 bytes) that starts with
+    an entry of the map becomes that entry's replacement; otherwise its characters are
+    replaced one by one. Replacement characters take the spans of the characters they
+    replace in order (extra ones the last one's; characters left over are dropped)."""
+
+    def __init__(self, precompiled_charsmap):
+        from embertext.tokenizers.sentencepiece import _CharsMap
+
+        if isinstance(precompiled_charsmap, str):
+            import base64
+
+            precompiled_charsmap = base64.b64decode(precompiled_charsmap)
+        self.precompiled_charsmap = bytes(precompiled_charsmap)
+        self._map = _CharsMap(self.precompiled_charsmap) if self.precompiled_charsmap else None
+        self._cache = {}
+
+    def _transform(self, chunk):
+        found = self._cache.get(chunk, False)
+        if found is False:
+            found = self._map.shortest_prefix(chunk.encode("utf-8"))
+            self._cache[chunk] = found
+        return found
+
+    def normalize(self, piece):
+        if self._map is None or not piece.text:
+            return piece
+        source = piece.text
+        spans = piece.spans()
+        text, align = [], []
+        changed = False
+
+        def replace(start, end, new):
+            old = end - start
+            for k, char in enumerate(new):
+                text.append(char)
+                align.append(spans[start + min(k, old - 1)] if old else spans[start])
+
+        for start, end in graphemes(source):
+            grapheme = source[start:end]
+            if len(grapheme.encode("utf-8")) < 6:
+                new = self._transform(grapheme)
+                if new is not None:
+                    changed = True
+                    replace(start, end, new)
+                    continue
+            for k in range(start, end):
+                new = self._transform(source[k])
+                if new is None:
+                    text.append(source[k])
+                    align.append(spans[k])
+                else:
+                    changed = True
+                    replace(k, k + 1, new)
+        if not changed:
+            return piece
+        return Piece("".join(text), align)
+
+    def to_dict(self):
+        import base64
+
+        return {"type": "Precompiled",
+                "precompiled_charsmap": base64.b64encode(self.precompiled_charsmap).decode()}
+
+
 class Sequence(Normalizer):
     """Normalizers applied one after another."""
 
@@ -256,6 +373,8 @@ def from_dict(data):
         return Replace(pattern["String"], data["content"])
     if kind == "Prepend":
         return Prepend(data["prepend"])
+    if kind == "Precompiled":
+        return Precompiled(data.get("precompiled_charsmap") or b"")
     simple = {"Lowercase": Lowercase, "NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD,
               "StripAccents": StripAccents}
     if kind in simple:

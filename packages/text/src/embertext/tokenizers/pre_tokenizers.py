@@ -14,6 +14,7 @@ __all__ = [
     "WhitespaceSplit",
     "Punctuation",
     "Digits",
+    "Metaspace",
     "Sequence",
 ]
 
@@ -257,6 +258,40 @@ class Digits(PreTokenizer):
         return {"type": "Digits", "individual_digits": self.individual_digits}
 
 
+class Metaspace(PreTokenizer):
+    r"""SentencePiece-style words: spaces become ``replacement`` (▁), one is put before the
+    text (``prepend_scheme`` ``"always"``; ``"first"``: before the first part of the text
+    only; ``"never"``), and with ``split`` each word starts at a ▁.
+
+    Examples::
+
+        >>> Metaspace().pre_tokenize_str("Hey friend")
+        [('▁Hey', (0, 3)), ('▁friend', (3, 10))]
+    """
+
+    def __init__(self, replacement="\u2581", prepend_scheme="always", split=True):
+        if prepend_scheme not in ("always", "first", "never"):
+            raise ValueError(f"prepend_scheme must be 'always', 'first' or 'never', got "
+                             f"{prepend_scheme!r}")
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = split
+
+    def pre_tokenize(self, piece):
+        piece = Piece(piece.text.replace(" ", self.replacement), piece.align, piece.offset)
+        first = piece.span(0, 0)[0] == 0 if piece.text else False
+        if piece.text and not piece.text.startswith(self.replacement) and (
+                self.prepend_scheme == "always" or (self.prepend_scheme == "first" and first)):
+            piece = piece.prepend(self.replacement)
+        if not self.split:
+            return [piece] if piece.text else []
+        return _split_chars(piece, lambda c: c == self.replacement, "merged_with_next")
+
+    def to_dict(self):
+        return {"type": "Metaspace", "replacement": self.replacement,
+                "prepend_scheme": self.prepend_scheme, "split": self.split}
+
+
 class Sequence(PreTokenizer):
     """Pre-tokenizers applied one after another, each to the words of the one before."""
 
@@ -295,6 +330,9 @@ def from_dict(data):
         return Punctuation(_behavior_from_name(data.get("behavior", "Isolated")))
     if kind == "Digits":
         return Digits(data.get("individual_digits", False))
+    if kind == "Metaspace":
+        return Metaspace(data.get("replacement", "\u2581"), data.get("prepend_scheme", "always"),
+                         data.get("split", True))
     simple = {"BertPreTokenizer": BertPreTokenizer, "Whitespace": Whitespace,
               "WhitespaceSplit": WhitespaceSplit}
     if kind in simple:

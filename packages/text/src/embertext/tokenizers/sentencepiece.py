@@ -80,6 +80,28 @@ class _CharsMap:
         self.units = struct.unpack_from(f"<{trie_size // 4}I", blob, 4)
         self.strings = bytes(blob[4 + trie_size:])
 
+    def shortest_prefix(self, key):
+        """The replacement of the shortest entry that ``key`` starts with, or ``None`` (the
+        lookup of Hugging Face's Precompiled normalizer)."""
+        units = self.units
+        unit = units[0]
+        node = (unit >> 10) << ((unit & (1 << 9)) >> 6)
+        for c in key:
+            if c == 0:
+                break
+            node ^= c
+            if node >= len(units):
+                break
+            unit = units[node]
+            if (unit & ((1 << 31) | 0xFF)) != c:
+                break
+            node ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
+            if (unit >> 8) & 1:
+                offset = units[node] & ((1 << 31) - 1)
+                end = self.strings.index(b"\0", offset)
+                return self.strings[offset:end].decode("utf-8")
+        return None
+
     def longest_prefix(self, key, start):
         """(length in bytes, replacement) of the longest entry that ``key[start:]`` starts
         with, or ``None``."""
