@@ -94,3 +94,25 @@ def test_classifier_trains():
     labels[:, 1] = ids[:, 1]
     out = mlm(ids, labels=labels)
     assert out.logits.shape == (6, 5, 50) and out.loss.item() > 0
+
+
+@ember.no_grad()
+def test_roberta_positions_skip_padding_and_keys():
+    from embertext.models import RobertaConfig, RobertaForMaskedLM, RobertaModel
+
+    config = RobertaConfig(vocab_size=40, hidden_size=8, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=16,
+                           max_position_embeddings=12)
+    model = RobertaModel(config).eval()
+    ids = ember.tensor([[0, 5, 6, 1, 1]])
+    embeddings = model.embeddings
+    expected = embeddings.LayerNorm(
+        embeddings.word_embeddings(ids) + embeddings.token_type_embeddings(ember.zeros_like(ids))
+        + embeddings.position_embeddings(ember.tensor([[2, 3, 4, 1, 1]])))
+    np.testing.assert_allclose(embeddings(ids).numpy(), expected.numpy(), rtol=1e-6)
+    short = model(ember.tensor([[0, 5, 6]])).last_hidden_state
+    padded = model(ids, attention_mask=ember.tensor([[1, 1, 1, 0, 0]])).last_hidden_state
+    np.testing.assert_allclose(padded[:, :3].numpy(), short.numpy(), rtol=1e-5, atol=1e-6)
+    keys = set(RobertaForMaskedLM(config).state_dict())
+    assert {"lm_head.dense.weight", "lm_head.layer_norm.bias", "lm_head.bias",
+            "roberta.embeddings.position_embeddings.weight"} <= keys

@@ -1,4 +1,4 @@
-"""Pretrained text encoders whose Hugging Face checkpoints load: BERT."""
+"""Pretrained text encoders whose Hugging Face checkpoints load: BERT, RoBERTa / XLM-R."""
 
 from embertext.models.bert import (
     BertConfig,
@@ -7,6 +7,14 @@ from embertext.models.bert import (
     BertModel,
     BertOutput,
 )
+from embertext.models.roberta import (
+    RobertaConfig,
+    RobertaForMaskedLM,
+    RobertaForSequenceClassification,
+    RobertaModel,
+    XLMRobertaModel,
+)
 
 __all__ = ["BertConfig", "BertModel", "BertForMaskedLM", "BertForSequenceClassification",
-           "BertOutput"]
+           "BertOutput", "RobertaConfig", "RobertaModel", "RobertaForMaskedLM",
+           "RobertaForSequenceClassification", "XLMRobertaModel"]

@@ -59,7 +59,8 @@ class BertConfig:
 
     def to_dict(self):
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
-        return {**self.extra, **data, "model_type": "bert"}
+        return {**self.extra, **data,
+                "model_type": "roberta" if type(self).__name__ == "RobertaConfig" else "bert"}
 
 
 _ACTIVATIONS = {
@@ -241,6 +242,8 @@ def _attention_bias(attention_mask, dtype):
 class _Pretrained(nn.Module):
     """Loading from a folder in the Hugging Face layout."""
 
+    _config_class = BertConfig
+
     @classmethod
     def from_pretrained(cls, path, strict=True, **overrides):
         r"""A model from a folder with ``config.json`` and ``model.safetensors`` (or
@@ -250,7 +253,7 @@ class _Pretrained(nn.Module):
 
             >>> model = BertModel.from_pretrained("bert-tiny/")
         """
-        config = BertConfig.from_json_file(os.path.join(path, "config.json"))
+        config = cls._config_class.from_json_file(os.path.join(path, "config.json"))
         for key, value in overrides.items():
             setattr(config, key, value)
         model = cls(config)
