@@ -1,4 +1,4 @@
-"""Pretrained text encoders whose Hugging Face checkpoints load: BERT, RoBERTa / XLM-R."""
+"""Pretrained text models whose Hugging Face checkpoints load: BERT, RoBERTa / XLM-R, GPT-2."""
 
 from embertext.models.bert import (
     BertConfig,
@@ -7,6 +7,7 @@ from embertext.models.bert import (
     BertModel,
     BertOutput,
 )
+from embertext.models.gpt2 import GPT2Config, GPT2LMHeadModel, GPT2Model
 from embertext.models.roberta import (
     RobertaConfig,
     RobertaForMaskedLM,
@@ -17,4 +18,5 @@ from embertext.models.roberta import (
 
 __all__ = ["BertConfig", "BertModel", "BertForMaskedLM", "BertForSequenceClassification",
            "BertOutput", "RobertaConfig", "RobertaModel", "RobertaForMaskedLM",
-           "RobertaForSequenceClassification", "XLMRobertaModel"]
+           "RobertaForSequenceClassification", "XLMRobertaModel", "GPT2Config", "GPT2Model",
+           "GPT2LMHeadModel"]
