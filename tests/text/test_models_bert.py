@@ -116,3 +116,24 @@ def test_roberta_positions_skip_padding_and_keys():
     keys = set(RobertaForMaskedLM(config).state_dict())
     assert {"lm_head.dense.weight", "lm_head.layer_norm.bias", "lm_head.bias",
             "roberta.embeddings.position_embeddings.weight"} <= keys
+
+
+@ember.no_grad()
+def test_distilbert_keys_tie_and_padding():
+    from embertext.models import DistilBertConfig, DistilBertForMaskedLM, DistilBertModel
+
+    config = DistilBertConfig(vocab_size=30, dim=8, n_layers=1, n_heads=2, hidden_dim=16,
+                              max_position_embeddings=10)
+    keys = list(DistilBertModel(config).state_dict())
+    assert keys[:2] == ["embeddings.word_embeddings.weight",
+                        "embeddings.position_embeddings.weight"]
+    assert "transformer.layer.0.attention.q_lin.weight" in keys
+    assert "transformer.layer.0.output_layer_norm.bias" in keys
+    mlm = DistilBertForMaskedLM(config)
+    assert mlm.vocab_projector.weight is mlm.distilbert.embeddings.word_embeddings.weight
+    model = DistilBertModel(config).eval()
+    short = model(ember.tensor([[3, 4]]))[0]
+    padded = model(ember.tensor([[3, 4, 0]]), attention_mask=ember.tensor([[1, 1, 0]]))[0]
+    np.testing.assert_allclose(padded[:, :2].numpy(), short.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="multiple"):
+        DistilBertConfig.from_dict({"dim": 10, "n_heads": 3})

@@ -1,4 +1,5 @@
-"""Pretrained text models whose Hugging Face checkpoints load: BERT, RoBERTa / XLM-R, GPT-2."""
+"""Pretrained text models whose Hugging Face checkpoints load: BERT, RoBERTa / XLM-R,
+DistilBERT, GPT-2."""
 
 from embertext.models.bert import (
     BertConfig,
@@ -6,6 +7,12 @@ from embertext.models.bert import (
     BertForSequenceClassification,
     BertModel,
     BertOutput,
+)
+from embertext.models.distilbert import (
+    DistilBertConfig,
+    DistilBertForMaskedLM,
+    DistilBertForSequenceClassification,
+    DistilBertModel,
 )
 from embertext.models.gpt2 import GPT2Config, GPT2LMHeadModel, GPT2Model
 from embertext.models.roberta import (
@@ -19,4 +26,5 @@ from embertext.models.roberta import (
 __all__ = ["BertConfig", "BertModel", "BertForMaskedLM", "BertForSequenceClassification",
            "BertOutput", "RobertaConfig", "RobertaModel", "RobertaForMaskedLM",
            "RobertaForSequenceClassification", "XLMRobertaModel", "GPT2Config", "GPT2Model",
-           "GPT2LMHeadModel"]
+           "GPT2LMHeadModel", "DistilBertConfig", "DistilBertModel", "DistilBertForMaskedLM",
+           "DistilBertForSequenceClassification"]
