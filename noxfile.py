@@ -41,6 +41,16 @@ def interop(session: nox.Session) -> None:
     session.run("pytest", "tests/interop", "tests/core", "tests/tools", "-q", *session.posargs)
 
 
+@nox.session(python=PYTHON)
+def text_interop(session: nox.Session) -> None:
+    """tests/interop/test_text_*.py: embertext against Hugging Face tokenizers and
+    transformers, sentencepiece and torch (big downloads: not a default session)."""
+    session.install(CORE, DOMAINS["text"], TORCH, "tokenizers==0.23.*", "sentencepiece",
+                    "transformers>=5,<6", *TEST_DEPS)
+    session.run("pytest", *sorted(glob.glob("tests/interop/test_text_*.py")), "-q",
+                *session.posargs)
+
+
 def _domain_tests(session: nox.Session, domain: str) -> None:
     session.install(CORE, DOMAINS[domain], *TEST_DEPS)
     session.run("pytest", f"tests/{domain}", "-q", *session.posargs)

@@ -1,6 +1,7 @@
 """embertext: text for ember.
 
 Tokenizers, vocabularies and text datasets, with the API PyTorch users know, on ember tensors.
+The module paths are torchtext 0.18's: ``import embertext as torchtext`` runs torchtext code.
 """
 
 from importlib.metadata import version as _distribution_version
@@ -17,4 +18,17 @@ if _ember.__version__.split(".")[:2] != __version__.split(".")[:2]:
         f"but ember {_ember.__version__} is installed"
     )
 
-__all__: list[str] = []
+from embertext import (  # noqa: E402
+    data,
+    datasets,
+    functional,
+    models,
+    nn,
+    tokenizers,
+    transforms,
+    utils,
+    vocab,
+)
+
+__all__ = ["data", "datasets", "functional", "models", "nn", "tokenizers", "transforms", "utils",
+           "vocab"]

@@ -1,0 +1,11 @@
+"""Attention building blocks (``torchtext.nn``)."""
+
+from embertext.nn.multiheadattention import (
+    InProjContainer,
+    MultiheadAttentionContainer,
+    ScaledDotProduct,
+    generate_square_subsequent_mask,
+)
+
+__all__ = ["InProjContainer", "MultiheadAttentionContainer", "ScaledDotProduct",
+           "generate_square_subsequent_mask"]

@@ -1,0 +1,134 @@
+"""Decoders: tokens back to text (the ``tokenizers.decoders`` of Hugging Face)."""
+
+from embertext.tokenizers import _unicode
+
+__all__ = ["Decoder", "ByteLevel", "WordPiece", "Metaspace", "Sequence"]
+
+_CLEANUPS = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+             (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"),
+             (" 're", "'re")]
+
+
+def cleanup(text):
+    """Remove the spaces that tokenization put before punctuation and English contractions."""
+    for before, after in _CLEANUPS:
+        text = text.replace(before, after)
+    return text
+
+
+class Decoder:
+    """The base of decoders: :meth:`decode` joins tokens into text."""
+
+    def decode_chain(self, tokens):
+        return list(tokens)
+
+    def decode(self, tokens):
+        return "".join(self.decode_chain(tokens))
+
+    def to_dict(self):
+        return {"type": type(self).__name__}
+
+
+class ByteLevel(Decoder):
+    """Byte-level tokens back to their bytes, decoded as UTF-8 (invalid bytes become
+    U+FFFD)."""
+
+    def __init__(self, add_prefix_space=True, trim_offsets=True, use_regex=True):
+        self.add_prefix_space = add_prefix_space
+        self.trim_offsets = trim_offsets
+        self.use_regex = use_regex
+
+    def decode_chain(self, tokens):
+        to_byte = _unicode.unicode_to_bytes()
+        data = bytearray()
+        for token in tokens:
+            for char in token:
+                byte = to_byte.get(char)
+                if byte is None:
+                    data.extend(char.encode("utf-8"))
+                else:
+                    data.append(byte)
+        return [data.decode("utf-8", "replace")]
+
+    def to_dict(self):
+        return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space,
+                "trim_offsets": self.trim_offsets, "use_regex": self.use_regex}
+
+
+class WordPiece(Decoder):
+    """WordPiece tokens back to words: pieces with ``prefix`` glued to the one before, the
+    others after a space; ``cleanup`` removes spaces before punctuation."""
+
+    def __init__(self, prefix="##", cleanup=True):
+        self.prefix = prefix
+        self.cleanup = cleanup
+
+    def decode_chain(self, tokens):
+        out = []
+        for i, token in enumerate(tokens):
+            if i != 0:
+                if token.startswith(self.prefix):
+                    token = token[len(self.prefix):]
+                else:
+                    token = " " + token
+            if self.cleanup:
+                token = cleanup(token)
+            out.append(token)
+        return out
+
+    def to_dict(self):
+        return {"type": "WordPiece", "prefix": self.prefix, "cleanup": self.cleanup}
+
+
+class Metaspace(Decoder):
+    """``replacement`` (▁) back to spaces; in the first token they are dropped (the prefix
+    the pre-tokenizer added), unless ``prepend_scheme`` is ``"never"``."""
+
+    def __init__(self, replacement="\u2581", prepend_scheme="always", split=True):
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = split
+
+    def decode_chain(self, tokens):
+        out = []
+        for i, token in enumerate(tokens):
+            space = "" if i == 0 and self.prepend_scheme != "never" else " "
+            out.append(token.replace(self.replacement, space))
+        return out
+
+    def to_dict(self):
+        return {"type": "Metaspace", "replacement": self.replacement,
+                "prepend_scheme": self.prepend_scheme, "split": self.split}
+
+
+class Sequence(Decoder):
+    """Decoders applied one after another to the list of tokens."""
+
+    def __init__(self, decoders):
+        self.decoders = list(decoders)
+
+    def decode_chain(self, tokens):
+        for decoder in self.decoders:
+            tokens = decoder.decode_chain(tokens)
+        return tokens
+
+    def to_dict(self):
+        return {"type": "Sequence", "decoders": [d.to_dict() for d in self.decoders]}
+
+
+def from_dict(data):
+    """The decoder of a ``tokenizer.json`` entry."""
+    if data is None:
+        return None
+    kind = data["type"]
+    if kind == "ByteLevel":
+        return ByteLevel(data.get("add_prefix_space", True), data.get("trim_offsets", True),
+                         data.get("use_regex", True))
+    if kind == "WordPiece":
+        return WordPiece(data.get("prefix", "##"), data.get("cleanup", True))
+    if kind == "Metaspace":
+        return Metaspace(data.get("replacement", "\u2581"), data.get("prepend_scheme", "always"),
+                         data.get("split", True))
+    if kind == "Sequence":
+        return Sequence([from_dict(item) for item in data["decoders"]])
+    raise ValueError(f"unsupported decoder type in tokenizer.json: {kind!r}")

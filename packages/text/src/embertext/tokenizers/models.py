@@ -1,0 +1,435 @@
+"""Models: split one word into tokens (the ``tokenizers.models`` of Hugging Face): BPE
+(byte-level or character-level, GPT-2 / RoBERTa style) and WordPiece (BERT)."""
+
+import json
+
+__all__ = ["Model", "BPE", "WordPiece", "Unigram"]
+
+
+class Model:
+    """The base of models: a vocabulary and :meth:`tokenize`, which turns one word into
+    ``(id, token, start, end)`` tuples (character offsets in the word)."""
+
+    def __init__(self, vocab):
+        self.vocab = dict(vocab)
+        self._rebuild_reverse()
+
+    def _rebuild_reverse(self):
+        self.vocab_r = {index: token for token, index in self.vocab.items()}
+
+    def tokenize(self, word):
+        raise TypeError(f"{type(self).__name__} does not tokenize")
+
+    def token_to_id(self, token):
+        return self.vocab.get(token)
+
+    def id_to_token(self, index):
+        return self.vocab_r.get(index)
+
+    def get_vocab(self):
+        return dict(self.vocab)
+
+    def get_vocab_size(self):
+        return len(self.vocab)
+
+
+def read_merges(path):
+    """The merges of a ``merges.txt`` file: one ``a b`` pair a line, after an optional
+    ``#version`` line."""
+    merges = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if (number == 1 and line.startswith("#version")) or not line:
+                continue
+            parts = line.split(" ")
+            if len(parts) != 2:
+                raise ValueError(f"{path}, line {number}: a merge is two tokens, got {line!r}")
+            merges.append((parts[0], parts[1]))
+    return merges
+
+
+class BPE(Model):
+    r"""Byte-pair encoding: a word starts as its characters, and the adjacent pair with the
+    lowest merge rank is merged until none is in ``merges``.
+
+    Args:
+        vocab (dict): token -> id.
+        merges (list of (str, str)): the merges, by rank.
+        unk_token (str, optional): the token for characters not in the vocabulary; without
+            it they are dropped.
+        continuing_subword_prefix (str, optional): the prefix of tokens inside a word.
+        end_of_word_suffix (str, optional): the suffix of a word's last token.
+        fuse_unk (bool): one unknown token for a run of unknown characters.
+        byte_fallback (bool): unknown characters as ``<0xXX>`` byte tokens.
+        ignore_merges (bool): a word in the vocabulary is one token, merges or not.
+        dropout (float, optional): must be ``None`` or 0 (BPE-dropout is not supported).
+
+    Words are cached: a text repeats its words, and each is merged once.
+
+    Examples::
+
+        >>> model = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
+        >>> [token for _, token, _, _ in model.tokenize("abba")]
+        ['ab', 'b', 'a']
+    """
+
+    def __init__(self, vocab=None, merges=None, unk_token=None, continuing_subword_prefix=None,
+                 end_of_word_suffix=None, fuse_unk=False, byte_fallback=False,
+                 ignore_merges=False, dropout=None):
+        super().__init__(vocab or {})
+        if dropout not in (None, 0, 0.0):
+            raise ValueError("BPE dropout is not supported: dropout must be None")
+        self.unk_token = unk_token
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.end_of_word_suffix = end_of_word_suffix
+        self.fuse_unk = fuse_unk
+        self.byte_fallback = byte_fallback
+        self.ignore_merges = ignore_merges
+        self.dropout = None
+        self.merges = [tuple(merge) for merge in (merges or [])]
+        self._prepare_merges()
+
+    def _prepare_merges(self):
+        prefix = self.continuing_subword_prefix or ""
+        ranks = {}
+        for rank, (a, b) in enumerate(self.merges):
+            for token in (a, b):
+                if token not in self.vocab:
+                    raise ValueError(f"merge ({a!r}, {b!r}): token {token!r} not in the vocab")
+            merged = a + (b[len(prefix):] if prefix and b.startswith(prefix) else b)
+            if merged not in self.vocab:
+                raise ValueError(f"merge ({a!r}, {b!r}): {merged!r} not in the vocab")
+            ranks.setdefault((a, b), (rank, merged))
+        self._ranks = ranks
+        self._cache = {}
+
+    @classmethod
+    def read_file(cls, vocab, merges):
+        """The vocabulary and merges of a ``vocab.json`` and a ``merges.txt``."""
+        with open(vocab, encoding="utf-8") as f:
+            vocabulary = json.load(f)
+        return vocabulary, read_merges(merges)
+
+    @classmethod
+    def from_file(cls, vocab, merges, **kwargs):
+        """A BPE model from a ``vocab.json`` and a ``merges.txt`` (GPT-2 / RoBERTa files)."""
+        vocabulary, merge_list = cls.read_file(vocab, merges)
+        return cls(vocabulary, merge_list, **kwargs)
+
+    def _initial_symbols(self, word):
+        prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
+        symbols = []  # [token, start, end]
+        last = len(word) - 1
+        unk = self.unk_token
+        for i, char in enumerate(word):
+            token = char
+            if prefix and i > 0:
+                token = prefix + token
+            if suffix and i == last:
+                token = token + suffix
+            if token in self.vocab:
+                symbols.append([token, i, i + 1])
+                continue
+            if self.byte_fallback:
+                byte_tokens = [f"<0x{b:02X}>" for b in char.encode("utf-8")]
+                if all(t in self.vocab for t in byte_tokens):
+                    symbols.extend([t, i, i + 1] for t in byte_tokens)
+                    continue
+            if unk is None:
+                continue
+            if unk not in self.vocab:
+                raise ValueError(f"the unknown token {unk!r} is not in the vocab")
+            if self.fuse_unk and symbols and symbols[-1][0] == unk and symbols[-1][2] == i:
+                symbols[-1][2] = i + 1
+            else:
+                symbols.append([unk, i, i + 1])
+        return symbols
+
+    def _merge(self, symbols):
+        ranks = self._ranks
+        while len(symbols) > 1:
+            best = None
+            for i in range(len(symbols) - 1):
+                found = ranks.get((symbols[i][0], symbols[i + 1][0]))
+                if found is not None and (best is None or found[0] < best[0]):
+                    best = found
+                    pair = (symbols[i][0], symbols[i + 1][0])
+            if best is None:
+                break
+            merged = []
+            i = 0
+            n = len(symbols)
+            while i < n:
+                if i < n - 1 and symbols[i][0] == pair[0] and symbols[i + 1][0] == pair[1]:
+                    merged.append([best[1], symbols[i][1], symbols[i + 1][2]])
+                    i += 2
+                else:
+                    merged.append(symbols[i])
+                    i += 1
+            symbols = merged
+        return symbols
+
+    def tokenize(self, word):
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        if self.ignore_merges and word in self.vocab:
+            out = [(self.vocab[word], word, 0, len(word))]
+        else:
+            vocab = self.vocab
+            out = [(vocab[t], t, s, e) for t, s, e in self._merge(self._initial_symbols(word))]
+        if len(self._cache) < 100_000:
+            self._cache[word] = out
+        return out
+
+    def to_dict(self):
+        return {"type": "BPE", "dropout": None, "unk_token": self.unk_token,
+                "continuing_subword_prefix": self.continuing_subword_prefix,
+                "end_of_word_suffix": self.end_of_word_suffix, "fuse_unk": self.fuse_unk,
+                "byte_fallback": self.byte_fallback, "ignore_merges": self.ignore_merges,
+                "vocab": dict(sorted(self.vocab.items(), key=lambda item: item[1])),
+                "merges": [list(merge) for merge in self.merges]}
+
+    def save(self, folder, prefix=None):
+        """Write ``vocab.json`` and ``merges.txt`` (with ``prefix-`` before the names) into
+        ``folder``; returns their paths."""
+        import os
+
+        name = f"{prefix}-" if prefix else ""
+        vocab_path = os.path.join(folder, f"{name}vocab.json")
+        merges_path = os.path.join(folder, f"{name}merges.txt")
+        with open(vocab_path, "w", encoding="utf-8") as f:
+            json.dump(dict(sorted(self.vocab.items(), key=lambda item: item[1])), f,
+                      ensure_ascii=False)
+        with open(merges_path, "w", encoding="utf-8") as f:
+            f.write("#version: 0.2\n")
+            f.writelines(f"{a} {b}\n" for a, b in self.merges)
+        return [vocab_path, merges_path]
+
+
+def read_wordpiece_vocab(path):
+    """The vocabulary of a BERT ``vocab.txt``: one token a line, ids by line number."""
+    vocab = {}
+    with open(path, encoding="utf-8") as f:
+        for index, line in enumerate(f):
+            token = line.rstrip("\r\n")
+            vocab.setdefault(token, index)
+    return vocab
+
+
+class WordPiece(Model):
+    r"""WordPiece (BERT): greedy longest-match-first over the vocabulary, pieces inside a word
+    marked by ``continuing_subword_prefix``; a word with a part no piece matches, or longer
+    than ``max_input_chars_per_word`` characters, is one ``unk_token``.
+
+    Examples::
+
+        >>> model = WordPiece({"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3})
+        >>> [token for _, token, _, _ in model.tokenize("unaffable")]
+        ['un', '##aff', '##able']
+    """
+
+    def __init__(self, vocab=None, unk_token="[UNK]", max_input_chars_per_word=100,
+                 continuing_subword_prefix="##"):
+        super().__init__(vocab or {})
+        self.unk_token = unk_token
+        self.max_input_chars_per_word = max_input_chars_per_word
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self._cache = {}
+
+    @classmethod
+    def read_file(cls, vocab):
+        return read_wordpiece_vocab(vocab)
+
+    @classmethod
+    def from_file(cls, vocab, **kwargs):
+        """A WordPiece model from a BERT ``vocab.txt``."""
+        return cls(read_wordpiece_vocab(vocab), **kwargs)
+
+    def _unknown(self, word):
+        if self.unk_token not in self.vocab:
+            raise ValueError(f"the unknown token {self.unk_token!r} is not in the vocab")
+        return [(self.vocab[self.unk_token], self.unk_token, 0, len(word))]
+
+    def tokenize(self, word):
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        out = self._tokenize(word)
+        if len(self._cache) < 100_000:
+            self._cache[word] = out
+        return out
+
+    def _tokenize(self, word):
+        if len(word) > self.max_input_chars_per_word:
+            return self._unknown(word)
+        vocab, prefix = self.vocab, self.continuing_subword_prefix
+        out = []
+        start = 0
+        n = len(word)
+        while start < n:
+            end = n
+            while end > start:
+                piece = word[start:end] if start == 0 else prefix + word[start:end]
+                index = vocab.get(piece)
+                if index is not None:
+                    out.append((index, piece, start, end))
+                    break
+                end -= 1
+            else:
+                return self._unknown(word)
+            start = end
+        return out
+
+    def to_dict(self):
+        return {"type": "WordPiece", "unk_token": self.unk_token,
+                "continuing_subword_prefix": self.continuing_subword_prefix,
+                "max_input_chars_per_word": self.max_input_chars_per_word,
+                "vocab": dict(sorted(self.vocab.items(), key=lambda item: item[1]))}
+
+    def save(self, folder, prefix=None):
+        """Write ``vocab.txt`` (``prefix-vocab.txt``) into ``folder``; returns its path."""
+        import os
+
+        path = os.path.join(folder, f"{prefix}-vocab.txt" if prefix else "vocab.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(f"{token}\n" for token, _ in
+                         sorted(self.vocab.items(), key=lambda item: item[1]))
+        return [path]
+
+
+class Unigram(Model):
+    r"""The Unigram language model (Kudo, 2018): the segmentation of a word into pieces of
+    highest total log-probability (Viterbi); characters no piece covers are the unknown
+    token (a run of them one token), or byte tokens with ``byte_fallback``.
+
+    Args:
+        vocab (list of (str, float)): the pieces and their log-probabilities, by id.
+        unk_id (int, optional): the id of the unknown token.
+        byte_fallback (bool): unknown characters as ``<0xXX>`` tokens.
+
+    Examples::
+
+        >>> model = Unigram([("<unk>", 0.0), ("▁he", -1.0), ("llo", -1.0), ("▁hello", -1.5)],
+        ...                 unk_id=0)
+        >>> [t for _, t, _, _ in model.tokenize("▁hello")]
+        ['▁hello']
+    """
+
+    _UNK_PENALTY = 10.0
+
+    def __init__(self, vocab=None, unk_id=None, byte_fallback=False):
+        pieces = [(str(piece), float(score)) for piece, score in (vocab or [])]
+        super().__init__({piece: i for i, (piece, _) in reversed(list(enumerate(pieces)))})
+        self.pieces = pieces
+        if unk_id is not None and not 0 <= unk_id < len(pieces):
+            raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(pieces)})")
+        self.unk_id = unk_id
+        self.byte_fallback = byte_fallback
+        self._by_first = {}
+        for index, (piece, score) in enumerate(pieces):
+            if piece and self.vocab[piece] == index:
+                self._by_first.setdefault(piece[0], []).append((piece, index, score))
+        scores = [score for _, score in pieces]
+        self._unk_score = (min(scores) if scores else 0.0) - self._UNK_PENALTY
+        self._cache = {}
+
+    def _rebuild_reverse(self):
+        self.vocab_r = {index: token for token, index in self.vocab.items()}
+
+    def _viterbi(self, word):
+        n = len(word)
+        best_score = [None] * (n + 1)
+        best_from = [None] * (n + 1)
+        best_score[0] = 0.0
+        for start in range(n):
+            base = best_score[start]
+            if base is None:
+                continue
+            single = False
+            for piece, index, score in self._by_first.get(word[start], ()):
+                if word.startswith(piece, start):
+                    end = start + len(piece)
+                    single = single or end == start + 1
+                    if best_score[end] is None or base + score > best_score[end]:
+                        best_score[end] = base + score
+                        best_from[end] = (start, index)
+            if not single:
+                if self.unk_id is None:
+                    raise ValueError(f"cannot tokenize {word!r} without an unknown token: "
+                                     f"{word[start]!r} is in no piece")
+                if best_score[start + 1] is None or base + self._unk_score > best_score[start + 1]:
+                    best_score[start + 1] = base + self._unk_score
+                    best_from[start + 1] = (start, None)
+        pieces = []
+        end = n
+        while end > 0:
+            start, index = best_from[end]
+            pieces.append((index, start, end))
+            end = start
+        pieces.reverse()
+        return pieces
+
+    def tokenize(self, word):
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        out = []
+        for index, start, end in self._viterbi(word):
+            if index is not None:
+                out.append((index, self.pieces[index][0], start, end))
+            elif out and out[-1][0] is None and out[-1][3] == start:
+                # A run of unknown characters is one unknown token.
+                out[-1] = (None, out[-1][1] + word[start:end], out[-1][2], end)
+            else:
+                out.append((None, word[start:end], start, end))
+        tokens = []
+        for index, token, start, end in out:
+            if index is not None:
+                tokens.append((index, token, start, end))
+                continue
+            if self.byte_fallback:
+                # The bytes of the run, each with the run's span.
+                byte_tokens = [f"<0x{b:02X}>" for b in token.encode("utf-8")]
+                if all(t in self.vocab for t in byte_tokens):
+                    tokens.extend((self.vocab[t], t, start, end) for t in byte_tokens)
+                    continue
+            tokens.append((self.unk_id, token, start, end))
+        out = tokens
+        if len(self._cache) < 100_000:
+            self._cache[word] = out
+        return out
+
+    def id_to_token(self, index):
+        return self.pieces[index][0] if 0 <= index < len(self.pieces) else None
+
+    def get_vocab_size(self):
+        return len(self.pieces)
+
+    def to_dict(self):
+        return {"type": "Unigram", "unk_id": self.unk_id,
+                "vocab": [[piece, score] for piece, score in self.pieces],
+                "byte_fallback": self.byte_fallback}
+
+
+def from_dict(data):
+    """The model of a ``tokenizer.json`` entry."""
+    kind = data.get("type")
+    if kind == "BPE" or (kind is None and "merges" in data):
+        merges = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m)
+                  for m in data.get("merges", [])]
+        return BPE(data.get("vocab", {}), merges, unk_token=data.get("unk_token"),
+                   continuing_subword_prefix=data.get("continuing_subword_prefix"),
+                   end_of_word_suffix=data.get("end_of_word_suffix"),
+                   fuse_unk=data.get("fuse_unk", False),
+                   byte_fallback=data.get("byte_fallback", False),
+                   ignore_merges=data.get("ignore_merges", False), dropout=data.get("dropout"))
+    if kind == "WordPiece":
+        return WordPiece(data.get("vocab", {}), unk_token=data.get("unk_token", "[UNK]"),
+                         max_input_chars_per_word=data.get("max_input_chars_per_word", 100),
+                         continuing_subword_prefix=data.get("continuing_subword_prefix", "##"))
+    if kind == "Unigram":
+        return Unigram([tuple(item) for item in data.get("vocab", [])], data.get("unk_id"),
+                       data.get("byte_fallback", False))
+    raise ValueError(f"unsupported model type in tokenizer.json: {kind!r}")
