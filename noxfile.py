@@ -33,22 +33,19 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", "tests/", "-q", "--ignore=tests/interop", *session.posargs)
 
 
+# The text references are light (no second torch): the interop session has them.
+TEXT_REFERENCES = ["tokenizers==0.23.*", "sentencepiece", "transformers>=5,<6"]
+
+
 @nox.session(python=PYTHON)
 def interop(session: nox.Session) -> None:
-    """tests/interop: ember against real PyTorch; also the core and tool tests, whose
-    comparisons with torch skip in the tests session (which has no torch)."""
-    session.install(CORE, TORCH, *TEST_DEPS)
+    """tests/interop: ember against real PyTorch (and embertext against Hugging Face
+    tokenizers, transformers and sentencepiece); also the core and tool tests, whose
+    comparisons with torch skip in the tests session (which has no torch). torchvision and
+    torchaudio need torch builds of their own: their parity tests skip here (see the
+    vision_torch and audio_torch sessions)."""
+    session.install(*ALL_PACKAGES, TORCH, *TEST_DEPS, *TEXT_REFERENCES)
     session.run("pytest", "tests/interop", "tests/core", "tests/tools", "-q", *session.posargs)
-
-
-@nox.session(python=PYTHON)
-def text_interop(session: nox.Session) -> None:
-    """tests/interop/test_text_*.py: embertext against Hugging Face tokenizers and
-    transformers, sentencepiece and torch (big downloads: not a default session)."""
-    session.install(CORE, DOMAINS["text"], TORCH, "tokenizers==0.23.*", "sentencepiece",
-                    "transformers>=5,<6", *TEST_DEPS)
-    session.run("pytest", *sorted(glob.glob("tests/interop/test_text_*.py")), "-q",
-                *session.posargs)
 
 
 def _domain_tests(session: nox.Session, domain: str) -> None:
