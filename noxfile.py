@@ -65,6 +65,18 @@ def audio(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def audio_torchaudio(session: nox.Session) -> None:
+    """tests/interop/test_audio_*.py: emberaudio against torchaudio 2.9 (torch 2.9.1, a CUDA
+    build that runs on the CPU; about 7 GB and a few minutes to install), kept out of the
+    default sessions."""
+    session.install("torch==2.9.1", "torchvision==0.24.1")
+    session.install("torch==2.9.1", "torchaudio==2.9.*")
+    session.install(CORE, DOMAINS["audio"], *TEST_DEPS, "scipy")
+    session.run("pytest", *sorted(glob.glob("tests/interop/test_audio_*.py")), "-q",
+                *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff on the Python files, cython-lint on the Cython ones."""
     session.install("ruff==0.17.*", "cython-lint")
