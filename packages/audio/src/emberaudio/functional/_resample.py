@@ -45,7 +45,11 @@ def _sinc_resample_kernel(orig_freq, new_freq, gcd: int, lowpass_filter_width: i
     work = np.dtype(np.float64 if dtype is None else dtype)
     # NumPy 2 keeps the array's precision with Python scalars, as torch does.
     idx = np.arange(-width, width + orig, dtype=work)[None, None] / orig
-    t = np.arange(0, -new, -1, dtype=work)[:, None, None] / new + idx
+    # torchaudio's output-phase offsets are float32 when no dtype is given (an integer
+    # arange divided into the default dtype), the tap positions float64
+    phase_dtype = np.float32 if dtype is None else work
+    phases = (np.arange(0, -new, -1) / new).astype(phase_dtype)
+    t = phases.astype(work)[:, None, None] + idx
     t = np.clip(t * base_freq, -lowpass_filter_width, lowpass_filter_width)
     if resampling_method == "sinc_interp_hann":
         window = np.cos(t * math.pi / lowpass_filter_width / 2) ** 2
