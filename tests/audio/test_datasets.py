@@ -86,7 +86,8 @@ def _speech_commands(folder):
         _wav(folder / label / f"{speaker}_nohash_{n}.wav")
     _wav(folder / "_background_noise_" / "white_noise.wav", frames=1600)
     (folder / "validation_list.txt").write_text("no/1b4c9b89_nohash_0.wav\n")
-    (folder / "testing_list.txt").write_text("up/3d8e1d3b_nohash_0.wav\nyes/0a7c2a8d_nohash_1.wav\n")
+    (folder / "testing_list.txt").write_text(
+        "up/3d8e1d3b_nohash_0.wav\nyes/0a7c2a8d_nohash_1.wav\n")
 
 
 def test_speechcommands_subsets(tmp_path):
