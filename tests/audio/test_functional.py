@@ -222,3 +222,42 @@ def test_mask_along_axis():
 def test_every_public_name_is_documented():
     for name in F.__all__:
         assert getattr(F, name).__doc__, name
+
+
+def _collapse(path, blank=0):
+    out = []
+    for i, p in enumerate(path):
+        if p != blank and (i == 0 or p != path[i - 1]):
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("targets", [[1, 2], [2, 2], [3]])
+def test_forced_align_is_the_best_ctc_path(targets):
+    import itertools
+
+    log_probs = np.log(RNG.dirichlet(np.ones(4), size=6))  # 6 frames, 4 classes
+    best = max((p for p in itertools.product(range(4), repeat=6)
+                if _collapse(p) == targets),
+               key=lambda p: log_probs[np.arange(6), p].sum())
+    path, scores = F.forced_align(ember.from_numpy(log_probs[None].astype(np.float32)),
+                                  ember.tensor([targets], dtype=ember.int32))
+    assert _collapse(path[0].tolist()) == targets
+    np.testing.assert_allclose(scores.numpy()[0], log_probs[np.arange(6), path[0].numpy()],
+                               rtol=1e-6)
+    assert scores.numpy().sum() == pytest.approx(log_probs[np.arange(6), best].sum(), rel=1e-5)
+    spans = F.merge_tokens(path[0], scores[0].exp())
+    assert [s.token for s in spans] == targets
+    assert all(len(s) == s.end - s.start > 0 for s in spans)
+
+
+def test_forced_align_errors():
+    log_probs = ember.zeros(1, 3, 4)
+    with pytest.raises(RuntimeError, match="too long for CTC"):
+        F.forced_align(log_probs, ember.tensor([[1, 1, 2]]))
+    with pytest.raises(ValueError, match="blank"):
+        F.forced_align(log_probs, ember.tensor([[0, 1]]))
+    with pytest.raises(ValueError, match="batch dimension"):
+        F.forced_align(ember.zeros(2, 3, 4), ember.tensor([[1], [2]]))
+    with pytest.raises(ValueError, match="1D"):
+        F.merge_tokens(ember.zeros(2, 2), ember.zeros(4))

@@ -191,3 +191,24 @@ def test_detect_pitch_frequency():
 def test_edit_distance():
     for a, b in (("kitten", "sitting"), (["a", "b", "c"], ["a", "c"]), ("", "abc")):
         assert EF.edit_distance(a, b) == TF.edit_distance(a, b)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_forced_align_and_merge_tokens(seed):
+    rng = np.random.default_rng(seed)
+    frames, classes = 40, 6
+    logits = rng.standard_normal((1, frames, classes)).astype(np.float32) * 3
+    log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    targets = rng.integers(1, classes, (1, 7)).astype(np.int32)
+    if seed % 2:
+        targets[0, 3] = targets[0, 2]  # a repeat
+    ours = EF.forced_align(ember.from_numpy(log_probs), ember.from_numpy(targets))
+    theirs = TF.forced_align(torch.from_numpy(log_probs), torch.from_numpy(targets))
+    np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
+    np.testing.assert_allclose(ours[1].numpy(), theirs[1].numpy(), rtol=1e-6)
+    our_spans = EF.merge_tokens(ours[0][0], ours[1][0].exp())
+    their_spans = TF.merge_tokens(theirs[0][0], theirs[1][0].exp())
+    assert [(s.token, s.start, s.end) for s in our_spans] == [
+        (s.token, s.start, s.end) for s in their_spans]
+    np.testing.assert_allclose([s.score for s in our_spans], [s.score for s in their_spans],
+                               rtol=1e-5)

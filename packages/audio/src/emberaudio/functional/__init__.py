@@ -4,6 +4,7 @@ The spectral ops (spectrogram, griffinlim, phase_vocoder, fftconvolve, ...) wait
 ember's fft/stft and are not here yet.
 """
 
+from emberaudio.functional._alignment import TokenSpan, forced_align, merge_tokens
 from emberaudio.functional._resample import resample, speed
 from emberaudio.functional.filtering import (
     allpass_biquad,
@@ -48,6 +49,7 @@ from emberaudio.functional.functional import (
 )
 
 __all__ = [
+    "TokenSpan", "forced_align", "merge_tokens",
     "DB_to_amplitude", "add_noise", "allpass_biquad", "amplitude_to_DB", "band_biquad",
     "bandpass_biquad", "bandreject_biquad", "bass_biquad", "biquad", "compute_deltas",
     "contrast", "convolve", "create_dct", "dcshift", "deemph_biquad", "deemphasis",
