@@ -195,3 +195,22 @@ def test_gradient_is_finite_through_long_filters():
     F.highpass_biquad(x, RATE, 200.0).sum().backward()
     assert np.isfinite(x.grad.numpy()).all()
     assert math.isfinite(float(x.grad.abs().sum()))
+
+
+def test_loudness_of_a_sine_is_bs1770s():
+    # BS.1770: a 1 kHz sine at -20 dBFS in two channels reads -20 LKFS (one channel: -23)
+    rate = 16000
+    t = np.arange(rate * 2) / rate
+    tone = np.sin(2 * np.pi * 1000 * t) * 10 ** (-20 / 20)
+    stereo = F.loudness(_t(np.stack([tone, tone])), rate)
+    mono = F.loudness(_t(tone[None]), rate)
+    assert float(stereo) == pytest.approx(-20.0, abs=0.1)
+    assert float(mono) == pytest.approx(-23.0, abs=0.1)
+    # silence after the tone is gated away (ungated, the energy would halve: -26 LKFS); the
+    # few blocks straddling the edge stay within the relative gate
+    padded = np.concatenate([tone, np.zeros(rate * 2)])
+    assert -23.5 < float(F.loudness(_t(padded[None]), rate)) < float(mono)
+    with pytest.raises(ValueError, match="up to 5 channels"):
+        F.loudness(ember.zeros(6, rate), rate)
+    with pytest.raises(ValueError, match="shorter than one"):
+        F.loudness(ember.zeros(1, 100), rate)

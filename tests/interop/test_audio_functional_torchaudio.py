@@ -76,6 +76,8 @@ CASES = [
     ("resample_kaiser_default", "resample", WAVE, (8000, 12000),
      {"resampling_method": "sinc_interp_kaiser"}),
     ("speed", "speed", WAVE, (16000, 1.1), {}),
+    ("loudness", "loudness", RNG.uniform(-0.5, 0.5, (2, 3, 4000)).astype(np.float32), (8000,),
+     {}),
     ("sliding_window_cmn", "sliding_window_cmn", SPEC[0, 0], (), {}),
     ("sliding_window_cmn_center", "sliding_window_cmn", SPEC, (10, 5, True, True), {}),
     ("sliding_window_cmn_left", "sliding_window_cmn", SPEC, (8, 4, False, True), {}),

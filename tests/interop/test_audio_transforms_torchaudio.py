@@ -44,6 +44,7 @@ CASES = [
     ("Deemphasis", "Deemphasis", (0.8,), {}, (WAVE,)),
     ("AddNoise", "AddNoise", (), {}, (WAVE[0], WAVE[1], np.array([3.0, 5.0, 8.0], np.float32))),
     ("Convolve_same", "Convolve", ("same",), {}, (WAVE, WAVE[..., :31])),
+    ("Loudness", "Loudness", (8000,), {}, (RNG.uniform(-0.5, 0.5, (2, 4000)).astype(np.float32),)),
     ("Speed", "Speed", (16000, 0.9), {}, (WAVE,)),
 ]
 

@@ -17,7 +17,7 @@ from emberaudio.functional._iir import all_pole
 __all__ = [
     "allpass_biquad", "band_biquad", "bandpass_biquad", "bandreject_biquad", "bass_biquad",
     "biquad", "contrast", "dcshift", "deemph_biquad", "deemphasis", "equalizer_biquad",
-    "filtfilt", "flanger", "gain", "highpass_biquad", "lfilter", "lowpass_biquad",
+    "filtfilt", "flanger", "gain", "highpass_biquad", "lfilter", "loudness", "lowpass_biquad",
     "overdrive", "phaser", "preemphasis", "riaa_biquad", "treble_biquad",
 ]
 
@@ -613,3 +613,45 @@ def deemphasis(waveform: ember.Tensor, coeff: float = 0.97) -> ember.Tensor:
     a = ember.tensor([1.0, -coeff], dtype=waveform.dtype, device=waveform.device)
     b = ember.tensor([1.0, 0.0], dtype=waveform.dtype, device=waveform.device)
     return lfilter(waveform, a, b)
+
+
+def loudness(waveform: ember.Tensor, sample_rate: int) -> ember.Tensor:
+    r"""Measure audio loudness according to the ITU-R BS.1770-4 recommendation: K-weighting
+    (a high shelf and a high-pass), mean-square energy of 400 ms blocks overlapping by 75 %,
+    channel weights, then the absolute (-70 LKFS) and relative (-10 LU) gates.
+
+    Args:
+        waveform (Tensor): audio data of dimension ``(..., channels, time)``, at most 5
+            channels (L, R, C, Ls, Rs).
+        sample_rate (int): sampling rate of the waveform.
+
+    Returns:
+        Tensor: loudness estimates (LKFS), ``(...)``.
+    """
+    if waveform.ndim < 2:
+        raise ValueError("Expected waveform of dimension (..., channels, time), got "
+                         f"{waveform.ndim}D")
+    if waveform.shape[-2] > 5:
+        raise ValueError("Only up to 5 channels are supported.")
+    gate_samples = int(round(0.4 * sample_rate))
+    step = int(round(gate_samples * (1 - 0.75)))
+    if waveform.shape[-1] < gate_samples:
+        raise ValueError(f"The waveform ({waveform.shape[-1]} frames) is shorter than one "
+                         f"400 ms block ({gate_samples} frames at {sample_rate} Hz)")
+    kweight_bias = -0.691
+    weighted = treble_biquad(waveform, sample_rate, 4.0, 1500.0, 1 / math.sqrt(2))
+    weighted = highpass_biquad(weighted, sample_rate, 38.0, 0.5)
+    energy = (weighted ** 2).unfold(-1, gate_samples, step).mean(-1)  # (..., channels, blocks)
+    g = ember.tensor([1.0, 1.0, 1.0, 1.41, 1.41], dtype=waveform.dtype,
+                     device=waveform.device)[:energy.shape[-2]]
+    block_loudness = kweight_bias + 10 * ember.log10((g.unsqueeze(-1) * energy).sum(-2))
+
+    def gated_energy(gate):
+        mask = gate.unsqueeze(-2).to(energy.dtype)
+        filtered = (mask * energy).sum(-1) / mask.sum(-1)
+        return (g * filtered).sum(-1)
+
+    absolute = block_loudness > -70.0
+    gamma_rel = kweight_bias + 10 * ember.log10(gated_energy(absolute)) - 10
+    relative = absolute & (block_loudness > gamma_rel.unsqueeze(-1))
+    return kweight_bias + 10 * ember.log10(gated_energy(relative))

@@ -12,6 +12,7 @@ from emberaudio.transforms._transforms import (
     Deemphasis,
     Fade,
     FrequencyMasking,
+    Loudness,
     MelScale,
     MuLawDecoding,
     MuLawEncoding,
@@ -27,7 +28,7 @@ from emberaudio.transforms._transforms import (
 
 __all__ = [
     "AddNoise", "AmplitudeToDB", "ComputeDeltas", "Convolve", "Deemphasis", "Fade",
-    "FrequencyMasking", "MelScale", "MuLawDecoding", "MuLawEncoding", "Preemphasis",
+    "FrequencyMasking", "Loudness", "MelScale", "MuLawDecoding", "MuLawEncoding", "Preemphasis",
     "Resample", "SlidingWindowCmn", "SpecAugment", "Speed", "SpeedPerturbation",
     "TimeMasking", "Vol",
 ]

@@ -12,7 +12,7 @@ from emberaudio.functional._resample import _apply_sinc_resample_kernel, _sinc_r
 
 __all__ = [
     "AddNoise", "AmplitudeToDB", "ComputeDeltas", "Convolve", "Deemphasis", "Fade",
-    "FrequencyMasking", "MelScale", "MuLawDecoding", "MuLawEncoding", "Preemphasis",
+    "FrequencyMasking", "Loudness", "MelScale", "MuLawDecoding", "MuLawEncoding", "Preemphasis",
     "Resample", "SlidingWindowCmn", "SpecAugment", "Speed", "SpeedPerturbation",
     "TimeMasking", "Vol",
 ]
@@ -625,3 +625,30 @@ class SpeedPerturbation(nn.Module):
         """
         idx = int(ember.randint(len(self.speeders), ()))
         return self.speeders[idx](waveform, lengths)
+
+
+class Loudness(nn.Module):
+    r"""Measure audio loudness according to the ITU-R BS.1770-4 recommendation.
+
+    Args:
+        sample_rate (int): sample rate of audio signal.
+
+    Examples::
+
+        >>> transform = transforms.Loudness(sample_rate)
+        >>> loudness = transform(waveform)
+    """
+
+    def __init__(self, sample_rate: int) -> None:
+        super().__init__()
+        self.sample_rate = sample_rate
+
+    def forward(self, wavefrom: ember.Tensor) -> ember.Tensor:
+        """
+        Args:
+            wavefrom (Tensor): audio waveform of dimension ``(..., channels, time)``.
+
+        Returns:
+            Tensor: loudness estimates (LKFS).
+        """
+        return F.loudness(wavefrom, self.sample_rate)
