@@ -21,7 +21,8 @@ from emberaudio.datasets import utils
 
 def _wav(path, frames=160, rate=16000, value=0.25, fmt=None):
     path.parent.mkdir(parents=True, exist_ok=True)
-    soundfile.write(path, np.full(frames, value, dtype=np.float32), rate, subtype="PCM_16",
+    subtype = "MPEG_LAYER_III" if fmt == "MP3" else "PCM_16"
+    soundfile.write(path, np.full(frames, value, dtype=np.float32), rate, subtype=subtype,
                     format=fmt)
 
 
@@ -251,3 +252,55 @@ def test_datasets_work_with_the_dataloader(tmp_path):
                                          collate_fn=lambda items: items)
     (batch,) = list(loader)
     assert [item[2][1] for item in batch] == [0, 1, 1]
+
+
+def test_libritts(tmp_path):
+    folder = tmp_path / "LibriTTS" / "dev-clean" / "84" / "121123"
+    uid = "84_121123_000007_000001"
+    _wav(folder / f"{uid}.wav", rate=24000)
+    (folder / f"{uid}.original.txt").write_text("Mr. Smith's dog.")
+    (folder / f"{uid}.normalized.txt").write_text("Mister Smith's dog.")
+    data = datasets.LIBRITTS(tmp_path, url="dev-clean")
+    assert len(data) == 1
+    waveform, rate, original, normalized, speaker, chapter, utterance = data[0]
+    assert (rate, original, normalized, speaker, chapter, utterance) == (
+        24000, "Mr. Smith's dog.", "Mister Smith's dog.", 84, 121123, uid)
+    assert waveform.shape == (1, 160)
+
+
+def test_cmuarctic_keeps_whole_transcripts(tmp_path, offline, monkeypatch):
+    source = tmp_path / "source" / "cmu_us_slt_arctic"
+    _wav(source / "wav" / "arctic_a0001.wav")
+    _wav(source / "wav" / "arctic_b0002.wav")
+    (source / "etc").mkdir(parents=True)
+    (source / "etc" / "txt.done.data").write_text(
+        '( arctic_a0001 "Author of the danger trail, Philip Steels, etc." )\n'
+        '( arctic_b0002 "He said "no" twice." )\n')
+    archive = tmp_path / "cmu_us_slt_arctic.tar.bz2"
+    with tarfile.open(archive, "w:bz2") as handle:
+        handle.add(source, arcname="cmu_us_slt_arctic")
+    from emberaudio.datasets import cmuarctic
+    url = "http://www.festvox.org/cmu_arctic/packed/cmu_us_slt_arctic.tar.bz2"
+    offline[url] = archive
+    monkeypatch.setitem(cmuarctic._CHECKSUMS, "slt", _sha256(archive))
+    data = datasets.CMUARCTIC(tmp_path / "root", url="slt", download=True)
+    assert len(data) == 2
+    waveform, rate, transcript, utterance = data[0]
+    assert (rate, transcript, utterance) == (
+        16000, "Author of the danger trail, Philip Steels, etc.", "a0001")
+    assert data[1][2:] == ('He said "no" twice.', "b0002")
+
+
+def test_commonvoice(tmp_path):
+    _wav(tmp_path / "clips" / "common_voice_en_1.mp3", rate=48000, fmt="MP3")
+    (tmp_path / "train.tsv").write_text(
+        "client_id\tpath\tsentence\tup_votes\tdown_votes\tage\tgender\taccent\n"
+        "abc\tcommon_voice_en_1.mp3\tHello there.\t2\t0\tthirties\tfemale\t\n")
+    data = datasets.COMMONVOICE(tmp_path)
+    assert len(data) == 1
+    waveform, rate, row = data[0]
+    assert rate == 48000 and waveform.shape[0] == 1
+    assert row["sentence"] == "Hello there." and row["path"] == "common_voice_en_1.mp3"
+    (tmp_path / "bad.tsv").write_text("client_id\tfile\n")
+    with pytest.raises(ValueError, match="header"):
+        datasets.COMMONVOICE(tmp_path, tsv="bad.tsv")
