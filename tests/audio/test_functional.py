@@ -261,3 +261,42 @@ def test_forced_align_errors():
         F.forced_align(ember.zeros(2, 3, 4), ember.tensor([[1], [2]]))
     with pytest.raises(ValueError, match="1D"):
         F.merge_tokens(ember.zeros(2, 2), ember.zeros(4))
+
+
+def _rnnt_brute_force(log_probs, labels, blank):
+    """log P(labels) summed over every path of the (time, label) lattice."""
+    frames, nodes = log_probs.shape[0], len(labels) + 1
+
+    def paths(t, u):
+        if t == frames - 1 and u == nodes - 1:
+            return [log_probs[t, u, blank]]
+        out = []
+        if t < frames - 1:
+            out += [log_probs[t, u, blank] + p for p in paths(t + 1, u)]
+        if u < nodes - 1:
+            out += [log_probs[t, u, labels[u]] + p for p in paths(t, u + 1)]
+        return out
+
+    return np.logaddexp.reduce(paths(0, 0))
+
+
+def test_rnnt_loss_is_the_lattice_sum_and_differentiable():
+    logits = RNG.standard_normal((2, 4, 3, 5))
+    log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    targets = np.array([[1, 3], [2, 0]])
+    lengths = (ember.tensor([4, 3], dtype=ember.int32), ember.tensor([2, 1], dtype=ember.int32))
+    losses = F.rnnt_loss(_t(logits), ember.tensor(targets, dtype=ember.int32), *lengths,
+                         blank=0, reduction="none").numpy()
+    expected = [-_rnnt_brute_force(log_probs[0], [1, 3], 0),
+                -_rnnt_brute_force(log_probs[1, :3, :2], [2], 0)]
+    np.testing.assert_allclose(losses, expected, rtol=1e-10)
+    unfused = F.rnnt_loss(_t(log_probs), ember.tensor(targets, dtype=ember.int32), *lengths,
+                          blank=0, reduction="sum", fused_log_softmax=False)
+    assert float(unfused) == pytest.approx(sum(expected), rel=1e-10)
+    x = _t(logits, grad=True)
+    assert gradcheck(lambda v: F.rnnt_loss(v, ember.tensor(targets, dtype=ember.int32),
+                                           *lengths, blank=0), (x,))
+    with pytest.raises(ValueError, match="reduction"):
+        F.rnnt_loss(x, ember.tensor(targets), *lengths, reduction="avg")
+    with pytest.raises(ValueError, match="other than the blank"):
+        F.rnnt_loss(x, ember.tensor([[0, 1], [1, 1]]), *lengths, blank=0)

@@ -214,3 +214,26 @@ def test_forced_align_and_merge_tokens(seed):
         (s.token, s.start, s.end) for s in their_spans]
     np.testing.assert_allclose([s.score for s in our_spans], [s.score for s in their_spans],
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("fused, clamp, reduction", [(True, -1, "mean"), (False, -1, "none"),
+                                                      (True, 0.05, "sum")])
+def test_rnnt_loss(fused, clamp, reduction):
+    rng = np.random.default_rng(11)
+    logits = rng.standard_normal((3, 6, 4, 5)).astype(np.float32)
+    if not fused:
+        logits = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    targets = rng.integers(1, 5, (3, 3)).astype(np.int32)
+    logit_lengths = np.array([6, 4, 5], dtype=np.int32)
+    target_lengths = np.array([3, 2, 0], dtype=np.int32)
+    outs, grads = [], []
+    for lib, fn in ((ember, EF.rnnt_loss), (torch, TF.rnnt_loss)):
+        x = lib.tensor(logits, requires_grad=True)
+        loss = fn(x, *(lib.tensor(v) for v in (targets, logit_lengths, target_lengths)),
+                  blank=0, clamp=clamp, reduction=reduction,
+                  fused_log_softmax=fused)
+        loss.sum().backward()
+        outs.append(loss.detach().numpy())
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-6)

@@ -71,3 +71,13 @@ def test_resample_kernel_in_float64_like_torchaudio():
                                atol=1e-14)
     np.testing.assert_allclose(ET.Resample(22050, 16000).kernel.numpy(),
                                TT.Resample(22050, 16000).kernel.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_rnnt_loss_module():
+    rng = np.random.default_rng(2)
+    logits = rng.standard_normal((2, 5, 3, 4)).astype(np.float32)
+    args = [np.array([[1, 2], [3, 1]], np.int32), np.array([5, 3], np.int32),
+            np.array([2, 1], np.int32)]
+    ours = ET.RNNTLoss(blank=0)(ember.from_numpy(logits), *(ember.from_numpy(a) for a in args))
+    theirs = TT.RNNTLoss(blank=0)(torch.from_numpy(logits), *(torch.from_numpy(a) for a in args))
+    assert float(ours) == pytest.approx(float(theirs), rel=1e-5)

@@ -6,6 +6,7 @@ ember's fft/stft and are not here yet.
 
 from emberaudio.functional._alignment import TokenSpan, forced_align, merge_tokens
 from emberaudio.functional._resample import resample, speed
+from emberaudio.functional._rnnt import rnnt_loss
 from emberaudio.functional.filtering import (
     allpass_biquad,
     band_biquad,
@@ -57,6 +58,6 @@ __all__ = [
     "detect_pitch_frequency", "edit_distance", "equalizer_biquad", "filtfilt", "flanger",
     "gain", "highpass_biquad", "lfilter", "linear_fbanks", "loudness", "lowpass_biquad",
     "mask_along_axis", "mask_along_axis_iid", "melscale_fbanks", "mu_law_decoding",
-    "mu_law_encoding", "overdrive", "phaser", "preemphasis", "resample", "riaa_biquad",
+    "mu_law_encoding", "overdrive", "phaser", "preemphasis", "resample", "riaa_biquad", "rnnt_loss",
     "sliding_window_cmn", "speed", "treble_biquad",
 ]

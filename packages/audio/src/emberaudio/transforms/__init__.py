@@ -18,6 +18,7 @@ from emberaudio.transforms._transforms import (
     MuLawEncoding,
     Preemphasis,
     Resample,
+    RNNTLoss,
     SlidingWindowCmn,
     SpecAugment,
     Speed,
@@ -29,6 +30,6 @@ from emberaudio.transforms._transforms import (
 __all__ = [
     "AddNoise", "AmplitudeToDB", "ComputeDeltas", "Convolve", "Deemphasis", "Fade",
     "FrequencyMasking", "Loudness", "MelScale", "MuLawDecoding", "MuLawEncoding", "Preemphasis",
-    "Resample", "SlidingWindowCmn", "SpecAugment", "Speed", "SpeedPerturbation",
+    "RNNTLoss", "Resample", "SlidingWindowCmn", "SpecAugment", "Speed", "SpeedPerturbation",
     "TimeMasking", "Vol",
 ]

@@ -13,7 +13,7 @@ from emberaudio.functional._resample import _apply_sinc_resample_kernel, _sinc_r
 __all__ = [
     "AddNoise", "AmplitudeToDB", "ComputeDeltas", "Convolve", "Deemphasis", "Fade",
     "FrequencyMasking", "Loudness", "MelScale", "MuLawDecoding", "MuLawEncoding", "Preemphasis",
-    "Resample", "SlidingWindowCmn", "SpecAugment", "Speed", "SpeedPerturbation",
+    "RNNTLoss", "Resample", "SlidingWindowCmn", "SpecAugment", "Speed", "SpeedPerturbation",
     "TimeMasking", "Vol",
 ]
 
@@ -652,3 +652,40 @@ class Loudness(nn.Module):
             Tensor: loudness estimates (LKFS).
         """
         return F.loudness(wavefrom, self.sample_rate)
+
+
+class RNNTLoss(nn.Module):
+    r"""Compute the RNN Transducer loss from *Sequence Transduction with Recurrent Neural
+    Networks* (see :func:`emberaudio.functional.rnnt_loss`).
+
+    Args:
+        blank (int, optional): blank label. (Default: ``-1``)
+        clamp (float, optional): clamp for gradients. (Default: ``-1``)
+        reduction (str, optional): ``"none"`` | ``"mean"`` | ``"sum"``.
+            (Default: ``"mean"``)
+        fused_log_softmax (bool, optional): set to ``False`` if calling log_softmax outside
+            of loss. (Default: ``True``)
+    """
+
+    def __init__(self, blank: int = -1, clamp: float = -1.0, reduction: str = "mean",
+                 fused_log_softmax: bool = True) -> None:
+        super().__init__()
+        self.blank = blank
+        self.clamp = clamp
+        self.reduction = reduction
+        self.fused_log_softmax = fused_log_softmax
+
+    def forward(self, logits: ember.Tensor, targets: ember.Tensor, logit_lengths: ember.Tensor,
+                target_lengths: ember.Tensor) -> ember.Tensor:
+        """
+        Args:
+            logits (Tensor): ``(batch, max seq length, max target length + 1, class)``.
+            targets (Tensor): ``(batch, max target length)``, zero padded.
+            logit_lengths (Tensor): ``(batch)``, the encoder lengths.
+            target_lengths (Tensor): ``(batch)``, the target lengths.
+
+        Returns:
+            Tensor: loss with the reduction option applied.
+        """
+        return F.rnnt_loss(logits, targets, logit_lengths, target_lengths, self.blank,
+                           self.clamp, self.reduction, self.fused_log_softmax)
