@@ -20,10 +20,20 @@ import numpy as np
 import ember
 from ember.autograd import Function
 
-try:
-    from scipy.signal import lfilter as _scipy_lfilter
-except ImportError:  # SciPy is optional: the NumPy loop does the same
-    _scipy_lfilter = None
+# SciPy's lfilter, imported on first use (SciPy is optional: the NumPy loop does the same).
+_UNRESOLVED = object()
+_scipy_lfilter = _UNRESOLVED
+
+
+def _scipy():
+    global _scipy_lfilter
+    if _scipy_lfilter is _UNRESOLVED:
+        try:
+            from scipy.signal import lfilter
+        except ImportError:
+            lfilter = None
+        _scipy_lfilter = lfilter
+    return _scipy_lfilter
 
 __all__ = ["all_pole"]
 
@@ -44,17 +54,16 @@ def _recursion_numpy(f: np.ndarray, a: np.ndarray) -> np.ndarray:
     return y[:, :, order:]
 
 
-def _recursion(f: np.ndarray, a: np.ndarray, use_scipy: bool | None = None) -> np.ndarray:
+def _recursion(f: np.ndarray, a: np.ndarray) -> np.ndarray:
     if a.shape[1] == 1:
         return f.copy()
-    if use_scipy is None:
-        use_scipy = _scipy_lfilter is not None
-    if not use_scipy:
+    scipy_lfilter = _scipy()
+    if scipy_lfilter is None:
         return _recursion_numpy(f, a)
     out = np.empty_like(f)
     one = np.ones(1, dtype=f.dtype)
     for c in range(a.shape[0]):
-        out[:, c] = _scipy_lfilter(one, a[c], f[:, c], axis=-1)
+        out[:, c] = scipy_lfilter(one, a[c], f[:, c], axis=-1)
     return out
 
 
