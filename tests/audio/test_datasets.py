@@ -304,3 +304,45 @@ def test_commonvoice(tmp_path):
     (tmp_path / "bad.tsv").write_text("client_id\tfile\n")
     with pytest.raises(ValueError, match="header"):
         datasets.COMMONVOICE(tmp_path, tsv="bad.tsv")
+
+
+def test_fluent_speech_commands(tmp_path):
+    folder = tmp_path / "fluent_speech_commands_dataset"
+    _wav(folder / "wavs" / "speakers" / "2BqVo8kVB2Skwgyb" / "0a312040-44.wav")
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "valid_data.csv").write_text(
+        ",path,speakerId,transcription,action,object,location\n"
+        "0,wavs/speakers/2BqVo8kVB2Skwgyb/0a312040-44.wav,2BqVo8kVB2Skwgyb,"
+        "Turn on the lights,activate,lights,none\n")
+    data = datasets.FluentSpeechCommands(tmp_path, subset="valid")
+    assert len(data) == 1
+    waveform, *rest = data[0]
+    assert rest == [16000, "0a312040-44", "2BqVo8kVB2Skwgyb", "Turn on the lights",
+                    "activate", "lights", "none"]
+    assert waveform.shape == (1, 160)
+    with pytest.raises(ValueError, match="subset"):
+        datasets.FluentSpeechCommands(tmp_path, subset="dev")
+
+
+def test_tedlium_segments(tmp_path):
+    folder = tmp_path / "TEDLIUM_release1" / "test"
+    rate = 16000
+    talk = np.concatenate([np.full(rate, 0.1), np.full(rate, -0.2)]).astype(np.float32)
+    (folder / "sph").mkdir(parents=True)
+    soundfile.write(folder / "sph" / "AlGore_2009.sph", talk, rate, format="NIST",
+                    subtype="PCM_16")
+    (folder / "stm").mkdir()
+    (folder / "stm" / "AlGore_2009.stm").write_text(
+        "AlGore_2009 1 AlGore_2009 0.00 0.50 <o,f0,male> hello world\n"
+        "AlGore_2009 1 AlGore_2009 1.25 2.00 <o,f0,male> second part\n")
+    (tmp_path / "TEDLIUM_release1" / "TEDLIUM.150K.dic").write_text("hello HH AH L OW\nuh\n")
+    data = datasets.TEDLIUM(tmp_path, release="release1", subset="test")
+    assert len(data) == 2
+    waveform, rate_read, transcript, talk_id, speaker, identifier = data[1]
+    assert (rate_read, transcript, talk_id, speaker, identifier) == (
+        16000, "second part\n", "AlGore_2009", "AlGore_2009", "<o,f0,male>")
+    assert waveform.shape == (1, 12000)
+    np.testing.assert_allclose(waveform.numpy(), -0.2, atol=1e-4)
+    assert data.phoneme_dict == {"hello": ("HH", "AH", "L", "OW"), "uh": ()}
+    with pytest.raises(RuntimeError, match="release"):
+        datasets.TEDLIUM(tmp_path, release="release4")
