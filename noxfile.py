@@ -22,7 +22,8 @@ CORE = "./packages/core"
 DOMAINS = {"vision": "./packages/vision", "text": "./packages/text", "audio": "./packages/audio"}
 ALL_PACKAGES = [CORE, *DOMAINS.values()]
 DISTRIBUTIONS = ["ember", "embervision", "embertext", "emberaudio"]
-TEST_DEPS = ["pytest", "hypothesis", "ml_dtypes", "safetensors", "scipy"]  # scipy: references
+# scipy: references of the numeric tests; pooch: the offline dataset-download tests
+TEST_DEPS = ["pytest", "hypothesis", "ml_dtypes", "safetensors", "scipy", "pooch"]
 TORCH = "torch==2.13.0"  # the CPU wheel on the machines' local disk
 
 
@@ -43,7 +44,7 @@ def interop(session: nox.Session) -> None:
     tokenizers, transformers and sentencepiece); also the core and tool tests, whose
     comparisons with torch skip in the tests session (which has no torch). torchvision and
     torchaudio need torch builds of their own: their parity tests skip here (see the
-    vision_torch and audio_torch sessions)."""
+    vision_torch and audio_torchaudio sessions)."""
     session.install(*ALL_PACKAGES, TORCH, *TEST_DEPS, *TEXT_REFERENCES)
     session.run("pytest", "tests/interop", "tests/core", "tests/tools", "-q", *session.posargs)
 
@@ -69,6 +70,18 @@ def text(session: nox.Session) -> None:
 def audio(session: nox.Session) -> None:
     """tests/audio with only ember and emberaudio installed."""
     _domain_tests(session, "audio")
+
+
+@nox.session(python=PYTHON)
+def audio_torchaudio(session: nox.Session) -> None:
+    """tests/interop/test_audio_*.py: emberaudio against torchaudio 2.9 (torch 2.9.1, a CUDA
+    build that runs on the CPU; about 7 GB and a few minutes to install), kept out of the
+    default sessions."""
+    session.install("torch==2.9.1", "torchvision==0.24.1")
+    session.install("torch==2.9.1", "torchaudio==2.9.*")
+    session.install(CORE, DOMAINS["audio"], *TEST_DEPS, "scipy")
+    session.run("pytest", *sorted(glob.glob("tests/interop/test_audio_*.py")), "-q",
+                *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -1,0 +1,42 @@
+"""emberaudio.models with torchaudio's weights give torchaudio's outputs, and the state dicts
+have the same keys and shapes.
+
+Runs where torchaudio is installed (`nox -s audio_torchaudio`); skipped elsewhere.
+"""
+
+import numpy as np
+import pytest
+
+import ember
+from emberaudio import models
+
+torch = pytest.importorskip("torch")
+torchaudio = pytest.importorskip("torchaudio")
+
+CASES = [
+    ("Wav2Letter", {"num_classes": 12}, (2, 1, 4000)),
+    ("Wav2Letter", {"num_classes": 12, "input_type": "mfcc", "num_features": 13},
+     (2, 13, 60)),
+    ("DeepSpeech", {"n_feature": 20, "n_hidden": 32, "n_class": 9}, (2, 1, 11, 20)),
+    ("ConvTasNet", {"num_sources": 2, "enc_num_feats": 32, "msk_num_feats": 16,
+                    "msk_num_hidden_feats": 24, "msk_num_layers": 3, "msk_num_stacks": 2},
+     (2, 1, 203)),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, shape", CASES, ids=[c[0] for c in CASES])
+def test_same_outputs_with_torchaudio_weights(name, kwargs, shape):
+    torch.manual_seed(0)
+    theirs = getattr(torchaudio.models, name)(**kwargs).eval()
+    ours = getattr(models, name)(**kwargs).eval()
+    their_state = theirs.state_dict()
+    our_state = ours.state_dict()
+    assert list(our_state) == list(their_state)
+    assert all(tuple(our_state[k].shape) == tuple(v.shape) for k, v in their_state.items())
+    ours.load_state_dict({k: ember.from_numpy(v.numpy().copy()) for k, v in their_state.items()})
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    with torch.no_grad():
+        expected = theirs(torch.from_numpy(x)).numpy()
+    with ember.no_grad():
+        got = ours(ember.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
