@@ -22,7 +22,7 @@ CORE = "./packages/core"
 DOMAINS = {"vision": "./packages/vision", "text": "./packages/text", "audio": "./packages/audio"}
 ALL_PACKAGES = [CORE, *DOMAINS.values()]
 DISTRIBUTIONS = ["ember", "embervision", "embertext", "emberaudio"]
-TEST_DEPS = ["pytest", "hypothesis", "ml_dtypes", "safetensors"]
+TEST_DEPS = ["pytest", "hypothesis", "ml_dtypes", "safetensors", "scipy"]
 TORCH = "torch==2.13.0"  # the CPU wheel on the machines' local disk
 
 

@@ -54,6 +54,7 @@ from ember._ops.reduction import *  # noqa: F403
 from ember._ops.scatter import *  # noqa: F403
 from ember._ops.shape import *  # noqa: F403
 from ember._ops.sort import *  # noqa: F403
+from ember._ops.special import *  # noqa: F403
 from ember._tensor import Size, Tensor, _install_methods
 from ember._tensor_str import set_printoptions
 from ember._version import __version__
@@ -104,10 +105,10 @@ for _family in _ops.FAMILIES:
     __all__ += _family.__all__
 
 
-from ember import nn, optim, serialization, utils  # noqa: E402 - they build on the above
+from ember import nn, optim, serialization, special, utils  # noqa: E402 - they build on the above
 from ember.serialization import load, save  # noqa: E402
 
-__all__ += ["nn", "optim", "serialization", "utils", "load", "save"]
+__all__ += ["nn", "optim", "serialization", "special", "utils", "load", "save"]
 
 
 def __getattr__(name):

@@ -18,9 +18,10 @@ from ember._ops import (
     scatter,
     shape,
     sort,
+    special,
 )
 
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
-            scatter, linalg, sort, random)
+            scatter, linalg, sort, random, special)
 
 __all__ = ["FAMILIES"]

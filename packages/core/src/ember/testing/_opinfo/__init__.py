@@ -7,7 +7,8 @@ import importlib
 from ember.testing._opinfo.core import OpInfo, SampleInput
 
 # One module per family; each defines OPS, a list of OpInfo.
-_FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation")
+_FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation",
+             "special")
 
 
 def _load():
