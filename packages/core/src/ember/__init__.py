@@ -105,10 +105,11 @@ for _family in _ops.FAMILIES:
     __all__ += _family.__all__
 
 
-from ember import nn, optim, serialization, special, utils  # noqa: E402 - they build on the above
+from ember import distributions, nn, optim, serialization, special, utils  # noqa: E402
 from ember.serialization import load, save  # noqa: E402
 
-__all__ += ["nn", "optim", "serialization", "special", "utils", "load", "save"]
+__all__ += ["distributions", "nn", "optim", "serialization", "special", "utils", "load",
+            "save"]
 
 
 def __getattr__(name):
