@@ -7,8 +7,8 @@ compute in float64.
 
 NOTE [ Gamma kernels ]
 zeta(x, q) sums ``(q + k)^-x`` until ``q + k >= max(9, x / 2 + 12)`` and adds the
-Euler-Maclaurin tail with 12 Bernoulli terms (its error there is below 1e-17 relative); polygamma(n, x) is
-``(-1)^(n+1) n! zeta(n + 1, x)``. gammainc(a, x) sums the series of P(a, x) for
+Euler-Maclaurin tail with 12 Bernoulli terms (relative errors of a few 1e-15);
+polygamma(n, x) is ``(-1)^(n+1) n! zeta(n + 1, x)``. gammainc(a, x) sums the series of P(a, x) for
 ``x < a + 1`` and evaluates the continued fraction of Q(a, x) (modified Lentz) above,
 each until every element has converged; the prefactor ``x^a exp(-x) / Gamma(a)`` is
 computed in logarithms. erfcx uses W. J. Cody's rational functions of ``_special``

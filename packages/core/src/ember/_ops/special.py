@@ -197,7 +197,7 @@ class Xlogy(_Binary):
     def backward(self, g):
         x, y = self.saved_tensors
         need = self.needs_input_grad
-        gx = g * _where((x == 0) & ~y.isnan(), 0, y.log()) if need[0] else None
+        gx = g * y.log() if need[0] else None
         gy = g * x / y if need[1] else None
         return gx, gy
 
@@ -208,7 +208,7 @@ class Xlog1py(_Binary):
     def backward(self, g):
         x, y = self.saved_tensors
         need = self.needs_input_grad
-        gx = g * _where((x == 0) & ~y.isnan(), 0, y.log1p()) if need[0] else None
+        gx = g * y.log1p() if need[0] else None
         gy = g * x / (y + 1) if need[1] else None
         return gx, gy
 

@@ -8,8 +8,7 @@ import numbers
 import ember
 from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
-from ember.distributions.utils import broadcast_all, lazy_property, logits_to_probs, \
-    probs_to_logits
+from ember.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli", "Geometric"]
 

@@ -17,8 +17,11 @@ from ember.distributions.exponential import Exponential, Gamma, Poisson
 from ember.distributions.independent import Independent
 from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.normal import Gumbel, Laplace, Normal
-from ember.distributions.transformed_distribution import HalfNormal, LogNormal, \
-    TransformedDistribution
+from ember.distributions.transformed_distribution import (
+    HalfNormal,
+    LogNormal,
+    TransformedDistribution,
+)
 from ember.distributions.uniform import Uniform
 from ember.distributions.utils import _sum_rightmost
 

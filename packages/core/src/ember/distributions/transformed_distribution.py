@@ -10,8 +10,7 @@ from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
 from ember.distributions.independent import Independent
 from ember.distributions.normal import Cauchy, Normal
-from ember.distributions.transforms import AbsTransform, ComposeTransform, ExpTransform, \
-    Transform
+from ember.distributions.transforms import AbsTransform, ComposeTransform, ExpTransform, Transform
 from ember.distributions.utils import _sum_rightmost
 
 __all__ = ["TransformedDistribution", "LogNormal", "HalfNormal", "HalfCauchy"]
