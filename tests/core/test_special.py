@@ -110,8 +110,8 @@ def test_errors():
     x = ember.tensor([1.0, 2.0])
     with pytest.raises(RuntimeError, match="does not support negative n"):
         ember.special.polygamma(-1, x)
-    with pytest.raises(RuntimeError, match=r"All elements must be greater than \(p-1\)/2"):
-        ember.mvlgamma(x, 4)
+    # PyTorch 2.13 does not check mvlgamma's domain: lgamma(0) in the sum gives inf
+    assert ember.mvlgamma(x, 4).tolist()[0] == math.inf
     with pytest.raises(RuntimeError, match="p has to be greater than or equal to 1"):
         ember.mvlgamma(x, 0)
     with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):

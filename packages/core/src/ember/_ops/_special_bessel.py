@@ -257,8 +257,8 @@ def _jy(xp, x, nu):
     jb, yb = _jy_hankel(xp, xb, nu)
     j = xp.where(big, jb, js)
     y = xp.where(big, yb, ys)
-    inf = xp.isinf(x)
-    return xp.where(inf, 0.0, j), xp.where(inf, 0.0, y)
+    inf = xp.isinf(x)  # nan at infinity, as Cephes and PyTorch
+    return xp.where(inf, xp.nan, j), xp.where(inf, xp.nan, y)
 
 
 def j0(xp, x):
@@ -366,7 +366,7 @@ def airy_ai(xp, x):
     jn, yn = _jy(xp, zn, 1.0 / 3.0)
     neg = xp.sqrt(xn) / 2.0 * (jn - yn / math.sqrt(3.0))
     out = xp.where(mid, ser, xp.where(x > 0, pos, neg))
-    out = xp.where(xp.isinf(x), 0.0, out)
+    out = xp.where(xp.isinf(x), xp.nan, out)  # as Cephes and PyTorch
     return xp.where(xp.isnan(x), x, out)
 
 

@@ -50,7 +50,8 @@ def zeta(xp, x, q):
     total = xp.zeros_like(xs)
     a = qs
     # the tail's terms shrink like ((x + 2j) / (2 pi a))^2: shift further for large x
-    target = xp.maximum(_EM_SHIFT, 0.5 * xs + 12.0)
+    # (capped: for x > 1000 the terms beyond q + 512 are far below the first one)
+    target = xp.maximum(_EM_SHIFT, 0.5 * xp.minimum(xs, 1000.0) + 12.0)
     while True:
         low = a < target
         if not bool(low.any()):
@@ -67,7 +68,10 @@ def zeta(xp, x, q):
         total = total + term
         k = 2 * j + 1
         fact = fact * (xs + k) * (xs + k + 1) * inv2
-    total = xp.where(xp.isinf(q) & (q > 0), 0.0, total)
+    total = xp.where(xp.isinf(q) & (q > 0), xp.nan, total)  # as Cephes and PyTorch
+    # x = inf: 1 at q = 1, inf below; nan above (as Cephes and PyTorch)
+    total = xp.where(xp.isinf(x) & ok, xp.where(q > 1, xp.nan, xp.where(q == 1, 1.0, xp.inf)),
+                     total)
     out = xp.where(ok, total, xp.where(pole, xp.inf, xp.nan))
     return xp.where(xp.isnan(x) | xp.isnan(q), xp.nan, out)
 
@@ -77,8 +81,8 @@ def polygamma(xp, n, x):
     x = _f64(xp, x)
     if n == 0:
         return _special.digamma(xp, x)
-    if n == 1:
-        return _special.trigamma(xp, x)
+    if n == 1:  # nan at -inf, as PyTorch
+        return xp.where(x == -xp.inf, xp.nan, _special.trigamma(xp, x))
     sign = 1.0 if n % 2 else -1.0
     return sign * math.factorial(n) * zeta(xp, float(n + 1), x)
 

@@ -340,34 +340,32 @@ def _polygamma_(self, n):
     return apply_inplace(Polygamma, self, int(n))
 
 
-def _check_mvlgamma(input, p):
+def _check_mvlgamma(p):
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
         raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not "
                         f"{type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if input._data.dtype.kind not in "f":
-        raise RuntimeError("mvlgamma is not implemented for "
-                           f"{_dtype.from_numpy(input._data.dtype)}")
-    data = input._data
-    if data.size and not bool((data > (p - 1) / 2).all()):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
 
 
 def mvlgamma(input, p, *, out=None):
     """The multivariate log-gamma function of dimension ``p``:
     ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(input - i / 2)``.
 
+    As in PyTorch 2.13, the domain ``input > (p - 1) / 2`` is not checked: outside it the
+    sum of lgamma values is returned (inf at the poles). Integer inputs compute in the
+    default float dtype.
+
     Args:
-        input (Tensor): the argument; every element must exceed ``(p - 1) / 2``.
+        input (Tensor): the argument.
         p (int): the number of dimensions.
     """
-    if input._data.dtype.kind in "biu":
-        raise RuntimeError("mvlgamma is not implemented for "
-                           f"{_dtype.from_numpy(input._data.dtype)}")
-    _check_mvlgamma(input, p)
+    _check_mvlgamma(p)
+    if input._data.dtype.kind == "c":
+        raise not_implemented("mvlgamma", input._data.dtype)
     from ember._ops.unary import lgamma
 
+    input = ensure_float(input)
     total = lgamma(input)
     for i in range(1, int(p)):
         total = total + lgamma(input - i / 2)
@@ -375,6 +373,8 @@ def mvlgamma(input, p, *, out=None):
 
 
 def _mvlgamma_(self, p):
+    if self._data.dtype.kind in "biu":
+        raise cast_error(to_float(self._data.dtype), self._data.dtype)
     result = mvlgamma(self, p)
     with _no_grad():
         self._data[...] = result._data

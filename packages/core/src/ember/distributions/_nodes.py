@@ -17,29 +17,26 @@ from ember._ops.random import _default_generator_for
 class StandardGamma(Node):
     """Gamma(alpha, 1) draws; the gradient in alpha is the implicit reparameterization
     ``dx/dalpha = -(dP(alpha, x)/dalpha) / p(x; alpha)`` (P by central differences of the
-    float64 incomplete gamma kernel)."""
+    float64 incomplete gamma kernel), computed only when a backward asks for it."""
 
     def forward(self, alpha, rng):
         host = backend_of(alpha).to_numpy(alpha).astype(np.float64)
-        x = rng.standard_gamma(host)
-        tiny = np.finfo(alpha.dtype).tiny
-        x = np.maximum(x, tiny)
-        h = 1e-5 * np.maximum(host, 1.0)
-        with np.errstate(all="ignore"):
-            dp = (_special_gamma.gammainc(np, host + h, x)
-                  - _special_gamma.gammainc(np, np.maximum(host - h, host * 0.5), x)) / (
-                      h + np.minimum(h, host * 0.5))
-            from ember._ops import _special
-
-            log_pdf = (host - 1) * np.log(x) - x - _special.lgamma(np, host)
-            dx = -dp / np.exp(log_pdf)
-        dx = np.where(np.isfinite(dx), dx, 0.0)
-        xp = xp_of(alpha)
-        self.dx = xp.asarray(dx.astype(alpha.dtype))
-        return xp.asarray(x.astype(alpha.dtype))
+        x = np.maximum(rng.standard_gamma(host), np.finfo(alpha.dtype).tiny)
+        self.host_alpha, self.host_x, self.dtype = host, x, alpha.dtype
+        return xp_of(alpha).asarray(x.astype(alpha.dtype))
 
     def backward(self, g):
-        return g * ember.tensor(self.dx, device=g.device), None
+        from ember._ops import _special
+
+        a, x = self.host_alpha, self.host_x
+        h = np.minimum(1e-5 * np.maximum(a, 1.0), 0.5 * a)
+        with np.errstate(all="ignore"):
+            dp = (_special_gamma.gammainc(np, a + h, x)
+                  - _special_gamma.gammainc(np, a - h, x)) / (2 * h)
+            log_pdf = (a - 1) * np.log(x) - x - _special.lgamma(np, a)
+            dx = -dp / np.exp(log_pdf)
+        dx = np.where(np.isfinite(dx), dx, 0.0).astype(self.dtype)
+        return g * ember.tensor(dx, device=g.device), None
 
 
 def standard_gamma(alpha):
