@@ -46,11 +46,9 @@ def test_every_name_exists():
     missing = sorted(set(TD.__all__) - set(D.__all__))
     # what is not built yet (see the branch report); everything else is there
     assert set(missing) <= {
-        "Binomial", "ContinuousBernoulli", "CorrCholeskyTransform", "ExponentialFamily",
-        "FisherSnedecor", "GeneralizedPareto", "InverseGamma", "Kumaraswamy", "LKJCholesky",
-        "LogisticNormal", "LowRankMultivariateNormal", "Multinomial", "NegativeBinomial",
-        "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "VonMises",
-        "Weibull", "Wishart"}
+        "ContinuousBernoulli", "CorrCholeskyTransform", "ExponentialFamily",
+        "GeneralizedPareto", "LKJCholesky", "LogisticNormal", "LowRankMultivariateNormal",
+        "RelaxedBernoulli", "RelaxedOneHotCategorical", "VonMises", "Wishart"}
     assert sorted(D.constraints.__all__) == sorted(
         n for n in TD.constraints.__all__ if n != "MixtureSameFamilyConstraint")
 
@@ -212,6 +210,18 @@ DISTRIBUTIONS = [
      [[0.3, -1.0]]),
     ("MultivariateNormal", {"loc": [0.0, 1.0], "precision_matrix": np.linalg.inv(_COV)},
      [[0.3, -1.0]]),
+    ("StudentT", {"df": [3.0, 0.8], "loc": [0.0, 1.0], "scale": [1.0, 2.0]}, [0.3, -1.2]),
+    ("FisherSnedecor", {"df1": [3.0, 6.0], "df2": [5.0, 3.0]}, [0.3, 1.2]),
+    ("Pareto", {"scale": [1.0, 2.0], "alpha": [2.5, 0.8]}, [1.3, 2.2]),
+    ("Weibull", {"scale": [1.0, 2.0], "concentration": [0.5, 3.0]}, [0.3, 1.2]),
+    ("InverseGamma", {"concentration": [2.5, 1.5], "rate": [1.0, 3.0]}, [0.3, 1.2]),
+    ("Kumaraswamy", {"concentration1": [2.0, 0.7], "concentration0": [0.5, 1.5]},
+     [0.3, 0.7]),
+    ("Binomial", {"total_count": [10.0, 4.0], "probs": [0.3, 0.8]}, [3.0, 4.0]),
+    ("Binomial", {"total_count": 6, "logits": [-0.3, 1.5]}, [3.0, 0.0]),
+    ("NegativeBinomial", {"total_count": [3.0, 0.5], "probs": [0.3, 0.8]}, [0.0, 4.0]),
+    ("Multinomial", {"total_count": 5, "probs": [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]},
+     [[1.0, 1.0, 3.0], [5.0, 0.0, 0.0]]),
 ]
 
 
@@ -220,11 +230,11 @@ def _both(name, spec):
             getattr(TD, name)(**_lib_params(torch, spec)))
 
 
-def _cmp(a, b, what):
+def _cmp(a, b, what, rtol=1e-9):
     a = a.detach().numpy() if isinstance(a, ember.Tensor) else np.asarray(a)
     b = b.detach().numpy() if isinstance(b, torch.Tensor) else np.asarray(b)
     assert a.shape == b.shape, what
-    assert_close(a.astype(np.float64), b.astype(np.float64), rtol=1e-9, atol=1e-12,
+    assert_close(a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=1e-12,
                  equal_nan=True, msg=None)
 
 
@@ -237,6 +247,8 @@ def test_distribution_matches_torch(name, spec, value):
     assert e.has_rsample == t.has_rsample
     assert repr(e.support).split("(")[0] == repr(t.support).split("(")[0]
     for attr in ("mean", "variance", "stddev", "mode"):
+        if name == "Kumaraswamy" and attr == "mode":
+            continue  # PyTorch 2.13's formula is nan for concentration0 > 1 (see kumaraswamy)
         try:
             tv = getattr(t, attr)
         except NotImplementedError:
@@ -252,7 +264,9 @@ def test_distribution_matches_torch(name, spec, value):
             continue
         ev = getattr(e, method)(*([arg[0]] if arg else [])) if method != "icdf" else \
             e.icdf(ember.tensor([0.2, 0.6], dtype=ember.float64))
-        _cmp(ev, tv, method)
+        # PyTorch's Multinomial entropy takes lgamma(total_count + 1) in float32 (ember's
+        # agrees with SciPy to 1e-15)
+        _cmp(ev, tv, method, 1e-7 if name == "Multinomial" else 1e-9)
     ex = e.expand((3,) + tuple(e.batch_shape))
     assert tuple(ex.sample((2,)).shape) == tuple(t.expand((3,) + tuple(t.batch_shape))
                                                  .sample((2,)).shape)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ember.distributions import constraints, transforms
 from ember.distributions.bernoulli import Bernoulli, Geometric
+from ember.distributions.binomial import Binomial, Multinomial, NegativeBinomial
 from ember.distributions.categorical import (
     Categorical,
     OneHotCategorical,
@@ -30,20 +31,23 @@ from ember.distributions.kl import kl_divergence, register_kl
 from ember.distributions.mixture_same_family import MixtureSameFamily
 from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.normal import Cauchy, Gumbel, Laplace, Normal
+from ember.distributions.student_t import FisherSnedecor, StudentT
 from ember.distributions.transformed_distribution import (
     HalfCauchy,
     HalfNormal,
     LogNormal,
     TransformedDistribution,
 )
+from ember.distributions.transformed_families import InverseGamma, Kumaraswamy, Pareto, Weibull
 from ember.distributions.transforms import *  # noqa: F403
 from ember.distributions.uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-    "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-    "Laplace", "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal",
-    "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "TransformedDistribution",
-    "Uniform", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to",
-    "transforms",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+    "Distribution", "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
+    "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
+    "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+    "StudentT", "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints",
+    "kl_divergence", "register_kl", "transform_to", "transforms",
 ] + transforms.__all__
