@@ -243,6 +243,33 @@ def test_kumaraswamy_and_multinomial():
         m.log_prob(t([1.0, 2.0, 4.0]))
 
 
+def test_relaxed_distributions():
+    # the densities integrate to 1 (over (0, 1), and over the 2-simplex)
+    z = np.linspace(-60, 60, 20001)  # in logit space, x = sigmoid(z): a smooth integrand
+    x = 1 / (1 + np.exp(-z))
+    for temp in (0.5, 2.0):
+        d = D.RelaxedBernoulli(t(temp), probs=t(0.3))
+        dens = d.log_prob(t(x)).exp().numpy() * x * (1 - x)
+        assert np.trapezoid(dens, z) == pytest.approx(1.0, abs=1e-6)
+    d = D.RelaxedOneHotCategorical(t(1.5), probs=t([0.2, 0.3, 0.5]))
+    g = np.linspace(1e-4, 1 - 1e-4, 401)
+    x, y = np.meshgrid(g, g, indexing="ij")
+    mask = x + y < 1 - 1e-4
+    pts = np.stack([x[mask], y[mask], 1 - x[mask] - y[mask]], -1)
+    # the density of the first K - 1 coordinates: ember's log_prob is for the full vector
+    dens = d.log_prob(t(pts)).exp().numpy()
+    total = dens.sum() * (g[1] - g[0]) ** 2
+    assert total == pytest.approx(1.0, abs=0.02)
+    # rsample is differentiable and lies in the support
+    logits = t([0.2, -0.5, 1.0]).requires_grad_()
+    s = D.RelaxedOneHotCategorical(t(0.5), logits=logits).rsample((4,))
+    assert bool(constraints.simplex.check(s).all())
+    s[:, 2].sum().backward()
+    assert logits.grad is not None and bool((logits.grad != 0).any())
+    ln = D.LogisticNormal(t([0.0, 0.5]), t([1.0, 0.3]))
+    assert ln.event_shape == (3,) and bool(constraints.simplex.check(ln.sample((5,))).all())
+
+
 def test_categorical_sample_frequencies():
     ember.manual_seed(1)
     p = np.array([0.1, 0.2, 0.7])

@@ -31,6 +31,7 @@ from ember.distributions.kl import kl_divergence, register_kl
 from ember.distributions.mixture_same_family import MixtureSameFamily
 from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.normal import Cauchy, Gumbel, Laplace, Normal
+from ember.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from ember.distributions.student_t import FisherSnedecor, StudentT
 from ember.distributions.transformed_distribution import (
     HalfCauchy,
@@ -38,16 +39,23 @@ from ember.distributions.transformed_distribution import (
     LogNormal,
     TransformedDistribution,
 )
-from ember.distributions.transformed_families import InverseGamma, Kumaraswamy, Pareto, Weibull
+from ember.distributions.transformed_families import (
+    InverseGamma,
+    Kumaraswamy,
+    LogisticNormal,
+    Pareto,
+    Weibull,
+)
 from ember.distributions.transforms import *  # noqa: F403
 from ember.distributions.uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
-    "Distribution", "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
-    "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
-    "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
-    "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
-    "StudentT", "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints",
-    "kl_divergence", "register_kl", "transform_to", "transforms",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+    "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+    "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+    "MixtureSameFamily",
+    "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
+    "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
 ] + transforms.__all__

@@ -1,5 +1,5 @@
-"""Pareto, Weibull, InverseGamma and Kumaraswamy: transformed exponential, gamma and
-uniform distributions."""
+"""Pareto, Weibull, InverseGamma, Kumaraswamy and LogisticNormal: transformed
+exponential, gamma, uniform and normal distributions."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ember.distributions.transforms import AffineTransform, ExpTransform, PowerT
 from ember.distributions.uniform import Uniform
 from ember.distributions.utils import broadcast_all
 
-__all__ = ["Pareto", "Weibull", "InverseGamma", "Kumaraswamy"]
+__all__ = ["Pareto", "Weibull", "InverseGamma", "Kumaraswamy", "LogisticNormal"]
 
 _EULER = 0.57721566490153286061
 
@@ -219,3 +219,38 @@ class Kumaraswamy(TransformedDistribution):
         t0 = 1 - self.concentration0.reciprocal()
         h0 = ember.digamma(self.concentration0 + 1) + _EULER
         return t0 + t1 * h0 - self.concentration1.log() - self.concentration0.log()
+
+
+class LogisticNormal(TransformedDistribution):
+    """The logistic-normal distribution on the simplex: the stick-breaking transform of a
+    ``Normal(loc, scale)`` vector of size K - 1.
+
+    Args:
+        loc (float or Tensor): the mean of the base normal distribution.
+        scale (float or Tensor): its standard deviation.
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        from ember.distributions.normal import Normal
+        from ember.distributions.transforms import StickBreakingTransform
+
+        base_dist = Normal(loc, scale, validate_args=validate_args)
+        if not base_dist.batch_shape:
+            base_dist = base_dist.expand([1])
+        super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def loc(self):
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.base_dist.scale
