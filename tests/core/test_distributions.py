@@ -270,6 +270,20 @@ def test_relaxed_distributions():
     assert ln.event_shape == (3,) and bool(constraints.simplex.check(ln.sample((5,))).all())
 
 
+def test_von_mises():
+    loc, kappa = np.array([0.5, -2.0, 3.0]), np.array([0.3, 2.0, 40.0])
+    d = D.VonMises(t(loc), t(kappa))
+    x = np.array([0.1, -1.5, 3.1])
+    assert_close(d.log_prob(t(x)).numpy(), stats.vonmises(kappa, loc).logpdf(x), rtol=1e-10,
+                 atol=1e-12)
+    ember.manual_seed(5)
+    s = d.sample((30000,)).numpy()
+    assert s.min() >= -math.pi and s.max() < math.pi
+    # E cos(x - loc) = I1 / I0 = 1 - circular variance
+    assert_close(np.cos(s - loc).mean(0), 1 - d.variance.numpy(), atol=0.01, rtol=0)
+    assert_close(np.sin(s - loc).mean(0), np.zeros(3), atol=0.015, rtol=0)
+
+
 def test_categorical_sample_frequencies():
     ember.manual_seed(1)
     p = np.array([0.1, 0.2, 0.7])

@@ -47,7 +47,7 @@ def test_every_name_exists():
     # what is not built yet (see the branch report); everything else is there
     assert set(missing) <= {
         "ContinuousBernoulli", "CorrCholeskyTransform", "ExponentialFamily",
-        "GeneralizedPareto", "LKJCholesky", "LowRankMultivariateNormal", "VonMises", "Wishart"}
+        "GeneralizedPareto", "LKJCholesky", "LowRankMultivariateNormal", "Wishart"}
     assert sorted(D.constraints.__all__) == sorted(
         n for n in TD.constraints.__all__ if n != "MixtureSameFamilyConstraint")
 
@@ -226,6 +226,7 @@ DISTRIBUTIONS = [
     ("RelaxedOneHotCategorical", {"temperature": [0.7], "probs": [[0.2, 0.3, 0.5]]},
      [[0.1, 0.3, 0.6]]),
     ("LogisticNormal", {"loc": [0.2, -0.3], "scale": [1.0, 0.5]}, [0.2, 0.5, 0.3]),
+    ("VonMises", {"loc": [0.5, -2.0], "concentration": [0.3, 40.0]}, [0.1, -1.5]),
 ]
 
 
@@ -246,6 +247,9 @@ def _cmp(a, b, what, rtol=1e-9):
                          ids=[f"{d[0]}-{list(d[1])[-1]}" for d in DISTRIBUTIONS])
 def test_distribution_matches_torch(name, spec, value):
     e, t = _both(name, spec)
+    # PyTorch's VonMises takes log I0 and log I1 from polynomial fits good to ~1e-7 (ember's
+    # agree with SciPy to 1e-15)
+    rtol = 1e-4 if name == "VonMises" else 1e-9
     assert tuple(e.batch_shape) == tuple(t.batch_shape)
     assert tuple(e.event_shape) == tuple(t.event_shape)
     assert e.has_rsample == t.has_rsample
@@ -257,9 +261,9 @@ def test_distribution_matches_torch(name, spec, value):
             tv = getattr(t, attr)
         except NotImplementedError:
             continue
-        _cmp(getattr(e, attr), tv, attr)
+        _cmp(getattr(e, attr), tv, attr, rtol)
     ve, vt = ember.tensor(value, dtype=ember.float64), torch.tensor(value, dtype=torch.float64)
-    _cmp(e.log_prob(ve), t.log_prob(vt), "log_prob")
+    _cmp(e.log_prob(ve), t.log_prob(vt), "log_prob", rtol)
     for method, arg in (("cdf", (ve, vt)), ("icdf", None), ("entropy", None)):
         try:
             tv = getattr(t, method)(*([arg[1]] if arg else [])) if method != "icdf" else \
@@ -270,7 +274,7 @@ def test_distribution_matches_torch(name, spec, value):
             e.icdf(ember.tensor([0.2, 0.6], dtype=ember.float64))
         # PyTorch's Multinomial entropy takes lgamma(total_count + 1) in float32 (ember's
         # agrees with SciPy to 1e-15)
-        _cmp(ev, tv, method, 1e-7 if name == "Multinomial" else 1e-9)
+        _cmp(ev, tv, method, 1e-7 if name == "Multinomial" else rtol)
     ex = e.expand((3,) + tuple(e.batch_shape))
     assert tuple(ex.sample((2,)).shape) == tuple(t.expand((3,) + tuple(t.batch_shape))
                                                  .sample((2,)).shape)

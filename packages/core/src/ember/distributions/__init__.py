@@ -48,6 +48,7 @@ from ember.distributions.transformed_families import (
 )
 from ember.distributions.transforms import *  # noqa: F403
 from ember.distributions.uniform import Uniform
+from ember.distributions.von_mises import VonMises
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
@@ -56,6 +57,7 @@ __all__ = [
     "MixtureSameFamily",
     "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
+    "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises",
+    "Weibull",
     "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
 ] + transforms.__all__
