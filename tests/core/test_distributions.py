@@ -156,6 +156,28 @@ def test_multivariate_normal_gradients():
     assert ember.autograd.gradcheck(f, (loc, cov))
 
 
+def test_lowrank_multivariate_normal():
+    rng = np.random.default_rng(0)
+    w, d, loc = rng.normal(size=(4, 2)), rng.uniform(0.5, 2, size=4), rng.normal(size=4)
+    cov = w @ w.T + np.diag(d)
+    lr = D.LowRankMultivariateNormal(t(loc), t(w), t(d))
+    ref = stats.multivariate_normal(loc, cov)
+    x = rng.normal(size=(3, 4))
+    assert_close(lr.log_prob(t(x)).numpy(), ref.logpdf(x), rtol=1e-10, atol=1e-12)
+    assert_close(lr.entropy().numpy(), ref.entropy(), rtol=1e-10, atol=1e-12)
+    assert_close(lr.covariance_matrix.numpy(), cov, rtol=1e-10, atol=1e-12)
+    assert_close(lr.precision_matrix.numpy(), np.linalg.inv(cov), rtol=1e-9, atol=1e-12)
+    assert_close(lr.variance.numpy(), np.diag(cov), rtol=1e-10, atol=1e-12)
+    ember.manual_seed(6)
+    s = lr.sample((40000,)).numpy()
+    assert_close(np.cov(s.T), cov, atol=0.08, rtol=0)
+    wt, dt = t(w).requires_grad_(), t(d).requires_grad_()
+    assert ember.autograd.gradcheck(
+        lambda w, d: D.LowRankMultivariateNormal(t(loc), w, d).log_prob(t(x)), (wt, dt))
+    with pytest.raises(ValueError, match="cov_factor must be a batch of matrices"):
+        D.LowRankMultivariateNormal(t(loc), t(w[:3]), t(d))
+
+
 def test_mixture_same_family():
     w = np.array([0.3, 0.7])
     mix = D.MixtureSameFamily(D.Categorical(t(w)), D.Normal(t([0.0, 2.0]), t([1.0, 0.5])))

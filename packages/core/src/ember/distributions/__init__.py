@@ -28,6 +28,7 @@ from ember.distributions.distribution import Distribution
 from ember.distributions.exponential import Chi2, Exponential, Gamma, Poisson
 from ember.distributions.independent import Independent
 from ember.distributions.kl import kl_divergence, register_kl
+from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from ember.distributions.mixture_same_family import MixtureSameFamily
 from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.normal import Cauchy, Gumbel, Laplace, Normal
@@ -54,7 +55,7 @@ __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
     "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
     "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
-    "MixtureSameFamily",
+    "LowRankMultivariateNormal", "MixtureSameFamily",
     "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises",
