@@ -292,6 +292,14 @@ def test_relaxed_distributions():
     assert ln.event_shape == (3,) and bool(constraints.simplex.check(ln.sample((5,))).all())
 
 
+def test_exponential_family_entropy():
+    for d in (D.Normal(t(LOC), t(SCALE)), D.Exponential(t(RATE)), D.Gamma(t(CONC), t(RATE)),
+              D.Bernoulli(t([0.2, 0.5, 0.9]))):
+        assert isinstance(d, D.ExponentialFamily)
+        assert_close(D.ExponentialFamily.entropy(d).detach().numpy(), d.entropy().numpy(),
+                     rtol=1e-10, atol=1e-12)
+
+
 def test_von_mises():
     loc, kappa = np.array([0.5, -2.0, 3.0]), np.array([0.3, 2.0, 40.0])
     d = D.VonMises(t(loc), t(kappa))

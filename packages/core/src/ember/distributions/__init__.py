@@ -25,6 +25,7 @@ from ember.distributions.categorical import (
 from ember.distributions.constraint_registry import biject_to, transform_to
 from ember.distributions.dirichlet import Beta, Dirichlet
 from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Chi2, Exponential, Gamma, Poisson
 from ember.distributions.independent import Independent
 from ember.distributions.kl import kl_divergence, register_kl
@@ -53,7 +54,8 @@ from ember.distributions.von_mises import VonMises
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-    "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal",
     "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
     "LowRankMultivariateNormal", "MixtureSameFamily",
     "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",

@@ -8,6 +8,7 @@ import numbers
 import ember
 from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli", "Geometric"]
@@ -60,7 +61,7 @@ class _OneParameter(Distribution):
         return self._param.shape
 
 
-class Bernoulli(_OneParameter):
+class Bernoulli(_OneParameter, ExponentialFamily):
     """The Bernoulli distribution: 1 with probability ``probs``, else 0.
 
     Args:
@@ -97,6 +98,17 @@ class Bernoulli(_OneParameter):
 
     def entropy(self):
         return _softplus(self.logits) - self.logits * self.probs
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return _softplus(x)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0
 
     def enumerate_support(self, expand=True):
         values = ember.arange(2, dtype=self._param.dtype)

@@ -6,6 +6,7 @@ import ember
 from ember.distributions import constraints
 from ember.distributions._nodes import standard_gamma
 from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all
 
 __all__ = ["Exponential", "Gamma", "Chi2", "Poisson"]
@@ -21,7 +22,7 @@ def _expand(self, cls, names, batch_shape, _instance):
     return new
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution with rate ``rate`` (mean ``1 / rate``).
 
     Args:
@@ -76,8 +77,19 @@ class Exponential(Distribution):
     def entropy(self):
         return 1.0 - self.rate.log()
 
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
 
-class Gamma(Distribution):
+    def _log_normalizer(self, x):
+        return -(-x).log()
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0
+
+
+class Gamma(ExponentialFamily):
     """The gamma distribution with shape ``concentration`` and ``rate``.
 
     Args:
@@ -132,6 +144,17 @@ class Gamma(Distribution):
         c = self.concentration
         return c - self.rate.log() + ember.lgamma(c) + (1.0 - c) * ember.digamma(c)
 
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return ember.lgamma(x + 1) + (x + 1) * (-y.reciprocal()).log()
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0
+
 
 class Chi2(Gamma):
     """The chi-squared distribution with ``df`` degrees of freedom: Gamma(df / 2, 1 / 2).
@@ -155,7 +178,7 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """The Poisson distribution with rate ``rate``.
 
     Args:
@@ -194,3 +217,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return ember.xlogy(value, rate) - rate - ember.lgamma(value + 1)
+
+    @property
+    def _natural_params(self):
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x):
+        return x.exp()

@@ -7,6 +7,7 @@ import math
 import ember
 from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all
 
 __all__ = ["Normal", "Laplace", "Cauchy", "Gumbel"]
@@ -43,7 +44,7 @@ class _LocScale(Distribution):
         return u.clamp(min=max(low, eps) if low >= 0 else low, max=1 - eps)
 
 
-class Normal(_LocScale):
+class Normal(_LocScale, ExponentialFamily):
     """The normal (Gaussian) distribution with mean ``loc`` and standard deviation ``scale``.
 
     Args:
@@ -99,6 +100,17 @@ class Normal(_LocScale):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0
 
 
 class Laplace(_LocScale):
