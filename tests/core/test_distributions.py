@@ -300,6 +300,24 @@ def test_exponential_family_entropy():
                      rtol=1e-10, atol=1e-12)
 
 
+def test_continuous_bernoulli():
+    for p in (0.2, 0.5, 0.9997):
+        d = D.ContinuousBernoulli(t(p))
+        z = np.linspace(0, 1, 20001)
+        dens = d.log_prob(t(z)).exp().numpy()
+        assert np.trapezoid(dens, z) == pytest.approx(1.0, abs=1e-7)
+        assert np.trapezoid(z * dens, z) == pytest.approx(d.mean.item(), abs=1e-7)
+        assert np.trapezoid((z - d.mean.item()) ** 2 * dens, z) == pytest.approx(
+            d.variance.item(), abs=1e-7)
+        assert np.trapezoid(-dens * np.log(dens), z) == pytest.approx(d.entropy().item(),
+                                                                       abs=1e-6)
+        u = t([0.1, 0.5, 0.9])
+        assert_close(d.cdf(d.icdf(u)).numpy(), u.numpy(), rtol=1e-9, atol=1e-9)
+    assert_close(D.ExponentialFamily.entropy(D.ContinuousBernoulli(t([0.2, 0.9]))).detach()
+                 .numpy(),
+                 D.ContinuousBernoulli(t([0.2, 0.9])).entropy().numpy(), rtol=1e-8, atol=1e-10)
+
+
 def test_von_mises():
     loc, kappa = np.array([0.5, -2.0, 3.0]), np.array([0.3, 2.0, 40.0])
     d = D.VonMises(t(loc), t(kappa))

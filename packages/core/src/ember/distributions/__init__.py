@@ -23,6 +23,7 @@ from ember.distributions.categorical import (
     OneHotCategoricalStraightThrough,
 )
 from ember.distributions.constraint_registry import biject_to, transform_to
+from ember.distributions.continuous_bernoulli import ContinuousBernoulli
 from ember.distributions.dirichlet import Beta, Dirichlet
 from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
@@ -53,7 +54,8 @@ from ember.distributions.uniform import Uniform
 from ember.distributions.von_mises import VonMises
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
+    "Dirichlet", "Distribution",
     "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal",
     "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
