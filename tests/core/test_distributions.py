@@ -56,6 +56,8 @@ CONTINUOUS = [
      [0.2, 1.0, 3.0]),
     ("InverseGamma", lambda: D.InverseGamma(t([2.5, 3.0, 4.5]), t(RATE)),
      stats.invgamma([2.5, 3.0, 4.5], scale=RATE), [0.2, 1.0, 3.0]),
+    ("GeneralizedPareto", lambda: D.GeneralizedPareto(t(LOC), t(SCALE), t([0.2, 0.0, -0.3])),
+     stats.genpareto([0.2, 0.0, -0.3], LOC, SCALE), [0.4, 1.9, 2.0]),
 ]
 
 DISCRETE = [
@@ -82,7 +84,7 @@ def test_continuous_against_scipy(name, make, ref, points):
     if name not in NO_CDF:
         assert_close(d.cdf(x).numpy(), ref.cdf(points), rtol=1e-10, atol=1e-12)
     if name in ("Normal", "Laplace", "Cauchy", "Gumbel", "Exponential", "Uniform",
-                "LogNormal", "HalfNormal", "HalfCauchy"):
+                "LogNormal", "HalfNormal", "HalfCauchy", "GeneralizedPareto"):
         q = t([0.1, 0.5, 0.8])
         assert_close(d.icdf(q).numpy(), ref.ppf([0.1, 0.5, 0.8]), rtol=1e-10, atol=1e-12)
     if name not in NO_ENTROPY:
