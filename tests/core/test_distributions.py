@@ -377,6 +377,11 @@ KL_PAIRS = [
      lambda: D.Gamma(t([1.5, 4.0]), t([2.0, 1.0]))),
     ("Uniform-Normal", lambda: D.Uniform(t([0.0]), t([1.0])), lambda: D.Normal(t([0.3]),
                                                                               t([0.8]))),
+    ("Cauchy", lambda: D.Cauchy(t([0.0, 1.0]), t([1.0, 2.0])),
+     lambda: D.Cauchy(t([0.5, -1.0]), t([2.0, 1.0]))),
+    ("Pareto", lambda: D.Pareto(t([1.0, 2.0]), t([2.5, 3.0])),
+     lambda: D.Pareto(t([0.5, 1.5]), t([1.5, 4.0]))),
+    ("Binomial", lambda: D.Binomial(10, t([0.3, 0.8])), lambda: D.Binomial(10, t([0.5, 0.4]))),
 ]
 
 
@@ -407,6 +412,7 @@ def test_kl_registry():
         D.kl_divergence(D.Poisson(t(1.0)), D.Normal(t(0.0), t(1.0)))
     with pytest.raises(TypeError):
         D.register_kl(int, D.Normal)
+    assert np.isinf(D.kl_divergence(D.Normal(t(0.0), t(1.0)), D.Beta(t(2.0), t(1.0))).item())
 
 
 def test_rsample_gradients():

@@ -333,6 +333,16 @@ KL_CASES = [
     ("Uniform", {"low": [0.0], "high": [1.0]}, "Normal", {"loc": [0.3], "scale": [0.8]}),
     ("LogNormal", {"loc": [0.0], "scale": [1.0]}, "LogNormal", {"loc": [0.5], "scale": [0.7]}),
     ("HalfNormal", {"scale": [1.0]}, "HalfNormal", {"scale": [2.0]}),
+    ("Cauchy", {"loc": [0.0, 1.0], "scale": [1.0, 2.0]}, "Cauchy",
+     {"loc": [0.5, -1.0], "scale": [2.0, 1.0]}),
+    ("Pareto", {"scale": [1.0, 2.0], "alpha": [2.5, 3.0]}, "Pareto",
+     {"scale": [0.5, 2.5], "alpha": [1.5, 4.0]}),
+    ("Binomial", {"total_count": 10, "probs": [0.3, 0.8]}, "Binomial",
+     {"total_count": 10, "probs": [0.5, 0.4]}),
+    ("Normal", {"loc": [0.0], "scale": [1.0]}, "Beta",
+     {"concentration1": [2.0], "concentration0": [1.0]}),
+    ("Gamma", {"concentration": [2.0], "rate": [1.0]}, "Uniform", {"low": [0.0], "high": [1.0]}),
+    ("Poisson", {"rate": [2.0]}, "Binomial", {"total_count": 5, "probs": [0.3]}),
 ]
 
 

@@ -10,18 +10,21 @@ from functools import total_ordering
 import ember
 from ember.distributions._nodes import solve_lower
 from ember.distributions.bernoulli import Bernoulli, Geometric
+from ember.distributions.binomial import Binomial
 from ember.distributions.categorical import Categorical, OneHotCategorical
+from ember.distributions.continuous_bernoulli import ContinuousBernoulli
 from ember.distributions.dirichlet import Beta, Dirichlet
 from ember.distributions.distribution import Distribution
 from ember.distributions.exponential import Exponential, Gamma, Poisson
 from ember.distributions.independent import Independent
 from ember.distributions.multivariate_normal import MultivariateNormal
-from ember.distributions.normal import Gumbel, Laplace, Normal
+from ember.distributions.normal import Cauchy, Gumbel, Laplace, Normal
 from ember.distributions.transformed_distribution import (
     HalfNormal,
     LogNormal,
     TransformedDistribution,
 )
+from ember.distributions.transformed_families import Pareto
 from ember.distributions.uniform import Uniform
 from ember.distributions.utils import _sum_rightmost
 
@@ -300,3 +303,48 @@ def _kl_uniform_normal(p, q):
     t2 = (common_term).pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    t2 = (4 * p.scale * q.scale).log()
+    return t1 - t2
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    return ember.where(p.scale < q.scale, math.inf, result)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count "
+                                  "is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    return ember.where(inf_idxs, math.inf, kl)
+
+
+# pairs whose KL is infinite: p puts mass where q has none
+def _kl_infinite(p, q):
+    return _infinite_like(p.mean if not isinstance(p, Cauchy) else p.loc)
+
+
+for _p_type in (Normal, Laplace, Gumbel):
+    for _q_type in (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform):
+        register_kl(_p_type, _q_type)(_kl_infinite)
+for _p_type in (Exponential, Gamma):
+    for _q_type in (Beta, ContinuousBernoulli, Pareto, Uniform):
+        register_kl(_p_type, _q_type)(_kl_infinite)
+for _q_type in (Beta, ContinuousBernoulli, Uniform):
+    register_kl(Pareto, _q_type)(_kl_infinite)
+for _q_type in (Bernoulli, Binomial):
+    register_kl(Poisson, _q_type)(_kl_infinite)
