@@ -56,6 +56,7 @@ from ember._ops.reduction import *  # noqa: F403
 from ember._ops.scatter import *  # noqa: F403
 from ember._ops.shape import *  # noqa: F403
 from ember._ops.sort import *  # noqa: F403
+from ember._ops.special import *  # noqa: F403
 from ember._ops.spectral import *  # noqa: F403
 from ember._tensor import Size, Tensor, _install_methods
 from ember._tensor_str import set_printoptions
@@ -102,12 +103,13 @@ for _family in _ops.FAMILIES:
     __all__ += _family.__all__
 
 
-from ember import fft, linalg, nn, optim, serialization, utils  # noqa: E402 - they build on the above
+from ember import distributions, fft, linalg, nn, optim, serialization, special, utils  # noqa: E402,E501
 from ember.serialization import load, save  # noqa: E402
 
 _install_methods()  # nn.functional's ops (softmax, log_softmax, ...) are registered now
 
-__all__ += ["fft", "linalg", "nn", "optim", "serialization", "utils", "load", "save"]
+__all__ += ["distributions", "fft", "linalg", "nn", "optim", "serialization", "special", "utils",
+            "load", "save"]
 
 
 def __getattr__(name):

@@ -21,11 +21,12 @@ from ember._ops import (
     scatter,
     shape,
     sort,
+    special,
     spectral,
 )
 
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
-            scatter, linalg, matrix, spectral, complex_ops, sort, random)
+            scatter, linalg, matrix, spectral, complex_ops, sort, random, special)
 
 from ember._ops._registry import register_family  # noqa: E402
 

@@ -57,7 +57,7 @@ def _view_op(op_cls, input, view_fn, *args):
 
 def _shape_args(shape, name="shape"):
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` as the tuple ``(2, 3)``."""
-    if len(shape) == 1 and (type(shape[0]) in (tuple, list) or _is_size_tensor(shape[0])):
+    if len(shape) == 1 and (isinstance(shape[0], (tuple, list)) or _is_size_tensor(shape[0])):
         shape = tuple(shape[0])
     for s in shape:
         if type(s) is not int:

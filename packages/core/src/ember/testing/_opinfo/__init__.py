@@ -8,8 +8,8 @@ from ember.testing._opinfo.core import OpInfo, SampleInput
 
 # One module per family; each defines OPS, a list of OpInfo.
 _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation",
-             "conversion", "linalg_ext", "spectral", "complex", "nn_activation", "nn_conv",
-             "nn_norm", "nn_loss", "nn_misc")
+             "conversion", "linalg_ext", "spectral", "complex", "special", "nn_activation",
+             "nn_conv", "nn_norm", "nn_loss", "nn_misc")
 
 
 def _load():
