@@ -211,7 +211,8 @@ def _wino_backward(x, g, w, geo, in_sp, need_input, need_weight, cd):
     if need_weight:
         x = np.ascontiguousarray(x, dtype=cd)
         c = x.shape[1]
-        du = np.empty((16, cout, c), dtype=cd)
+        # zeros, not empty: an empty batch runs no chunk and must give a zero gradient
+        du = (np.zeros if n == 0 else np.empty)((16, cout, c), dtype=cd)
     else:
         du = None
     if need_input:
@@ -346,7 +347,8 @@ def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True, cols=N
     if need_weight:
         x5 = _as5(x, nd)
         c = x5.shape[1]
-        gw = xp.empty((groups, og, (c // groups) * kk), dtype=cd)
+        # zeros, not empty: an empty batch runs no chunk and must give a zero gradient
+        gw = (xp.zeros if n == 0 else xp.empty)((groups, og, (c // groups) * kk), dtype=cd)
     else:
         x5 = gw = None
     if need_input:
@@ -395,7 +397,8 @@ def conv_input_grad(g, w, b, geo, in_sp):
     gx, _ = conv_backward(None, g, w, geo, in_sp, need_input=True, need_weight=False)
     if b is not None:
         n, c = gx.shape[:2]
-        gx.reshape(n, c, -1)[...] += b.reshape(c, 1).astype(gx.dtype, copy=False)
+        gx.reshape(n, c, math.prod(gx.shape[2:]))[...] += b.reshape(c, 1).astype(gx.dtype,
+                                                                                copy=False)
     return gx
 
 
