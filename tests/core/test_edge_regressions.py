@@ -5,6 +5,7 @@ same cases against PyTorch."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import ember
@@ -44,3 +45,33 @@ def test_conv_module_empty_batch(module):
     x = ember.zeros((0, 2) + (5,) * (module.weight.dim() - 2))
     module(x).sum().backward()
     assert not module.weight.grad.numpy().any() and not module.bias.grad.numpy().any()
+
+
+# ---------------------------------------------------------------------------
+# 2. batch norm in training mode on an empty batch
+
+
+@pytest.mark.parametrize("module,shape", [(nn.BatchNorm1d(3), (0, 3)),
+                                          (nn.BatchNorm2d(3), (0, 3, 4, 4)),
+                                          (nn.BatchNorm1d(3), (2, 3, 0))])
+def test_batch_norm_empty_batch_leaves_running_stats(module, shape):
+    module.train()
+    module(ember.randn(8, *shape[1:2], *([4] * (len(shape) - 2)))).sum()
+    mean, var = module.running_mean.clone(), module.running_var.clone()
+    x = ember.zeros(*shape, requires_grad=True)
+    y = module(x)
+    assert y.shape == x.shape
+    np.testing.assert_array_equal(module.running_mean.numpy(), mean.numpy())
+    np.testing.assert_array_equal(module.running_var.numpy(), var.numpy())
+    y.sum().backward()
+    assert not module.weight.grad.numpy().any() and not module.bias.grad.numpy().any()
+    module.eval()
+    assert np.isfinite(module(ember.randn(4, *shape[1:2], *([4] * (len(shape) - 2))))
+                       .detach().numpy()).all()
+
+
+def test_instance_norm_empty_batch_leaves_running_stats():
+    m = nn.InstanceNorm1d(3, track_running_stats=True)
+    m(ember.randn(0, 3, 5))
+    np.testing.assert_array_equal(m.running_mean.numpy(), np.zeros(3))
+    np.testing.assert_array_equal(m.running_var.numpy(), np.ones(3))

@@ -42,3 +42,24 @@ def test_conv_empty_batch_matches_torch(name, x_shape, w_shape, kwargs):
     (ty * 2).sum().backward()
     np.testing.assert_array_equal(_np(ew.grad), _np(tw.grad))
     assert tuple(ex.grad.shape) == tuple(tx.grad.shape)
+
+
+# ---------------------------------------------------------------------------
+# 2. batch norm on an empty batch in training mode
+
+@pytest.mark.parametrize("cls,shape", [("BatchNorm1d", (0, 3)), ("BatchNorm2d", (0, 3, 2, 2)),
+                                       ("BatchNorm1d", (4, 3, 0))])
+def test_batch_norm_empty_batch_matches_torch(cls, shape):
+    em, tm = getattr(ember.nn, cls)(3), getattr(torch.nn, cls)(3)
+    warm = (5, 3) + {2: (), 3: (4,), 4: (2, 2)}[len(shape)]
+    ew, tw = _pair(warm, 3, requires_grad=False)
+    em(ew), tm(tw)
+    (ex, tx) = _pair(shape)
+    ey, ty = em(ex), tm(tx)
+    assert tuple(ey.shape) == tuple(ty.shape)
+    ey.sum().backward()
+    ty.sum().backward()
+    for name in ("running_mean", "running_var", "num_batches_tracked"):
+        np.testing.assert_allclose(_np(getattr(em, name)), _np(getattr(tm, name)), rtol=1e-6)
+    np.testing.assert_array_equal(_np(em.weight.grad), _np(tm.weight.grad))
+    np.testing.assert_array_equal(_np(em.bias.grad), _np(tm.bias.grad))
