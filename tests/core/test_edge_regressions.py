@@ -75,3 +75,37 @@ def test_instance_norm_empty_batch_leaves_running_stats():
     m(ember.randn(0, 3, 5))
     np.testing.assert_array_equal(m.running_mean.numpy(), np.zeros(3))
     np.testing.assert_array_equal(m.running_var.numpy(), np.ones(3))
+
+
+# ---------------------------------------------------------------------------
+# 3. where the dims of an advanced index go when integers lie among the indices
+
+
+def test_integer_and_tensor_index_keeps_pytorch_dim_order():
+    x = ember.arange(36.0).reshape(6, 2, 3)
+    # integers are applied first: x[3, :, t] is x[3][:, t]
+    assert x[3, :, ember.tensor([0, 2])].tolist() == [[18.0, 20.0], [21.0, 23.0]]
+    assert x[1, None, ember.tensor([0, 1])].shape == (1, 2, 3)
+    assert x[1, None, ember.tensor([0, 1])].tolist() == [[[6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]]
+    # separated by a slice the index dims still go first
+    y = ember.arange(24.0).reshape(2, 3, 4)
+    assert y[ember.tensor([0, 1]), :, ember.tensor([1, 2])].shape == (2, 3)
+    assert y[ember.tensor([1]), :, 0].tolist() == [[12.0, 16.0, 20.0]]
+    assert y[:, 0, ember.tensor([3, 0])].tolist() == [[3.0, 0.0], [15.0, 12.0]]
+
+
+def test_integer_and_tensor_setitem_and_gradients():
+    x = ember.zeros(6, 2, 3)
+    x[3, :, ember.tensor([0, 2])] = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert x[3].tolist() == [[1.0, 0.0, 2.0], [3.0, 0.0, 4.0]]
+    x[4, :, ember.tensor([1, 2])] = ember.tensor([5.0, 6.0])  # broadcast over the slice
+    assert x[4].tolist() == [[0.0, 5.0, 6.0], [0.0, 5.0, 6.0]]
+    a = ember.zeros(6, 2, 3, requires_grad=True)
+    w = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+    (a[3, :, ember.tensor([0, 2])] * w).sum().backward()
+    assert a.grad[3].tolist() == [[1.0, 0.0, 2.0], [3.0, 0.0, 4.0]]
+    v = ember.zeros(2, 2, requires_grad=True)
+    b = ember.zeros(6, 2, 3) * 1
+    b[3, :, ember.tensor([0, 2])] = v
+    (b * ember.arange(36.0).reshape(6, 2, 3)).sum().backward()
+    assert v.grad.tolist() == [[18.0, 20.0], [21.0, 23.0]]

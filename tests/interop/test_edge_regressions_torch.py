@@ -63,3 +63,50 @@ def test_batch_norm_empty_batch_matches_torch(cls, shape):
         np.testing.assert_allclose(_np(getattr(em, name)), _np(getattr(tm, name)), rtol=1e-6)
     np.testing.assert_array_equal(_np(em.weight.grad), _np(tm.weight.grad))
     np.testing.assert_array_equal(_np(em.bias.grad), _np(tm.bias.grad))
+
+
+# ---------------------------------------------------------------------------
+# 3. integers among advanced indices: PyTorch's dim order for get, set and gradients
+
+def _i(*v):
+    return np.array(v, dtype=np.int64)
+
+
+_S = slice(None)
+MIXED_INDEXES = [
+    (1, _S, _i(0, 2)), (1, None, _i(0, 1)), (0, _S, _i(0, 1), _S), (_S, 0, _S, _i(1, 2)),
+    (_i(0, 1), _S, 1), (_i(0, 1), 0, _i(1, 2)), (0, _i(0, 1), _S, _i(1, 2)),
+    (Ellipsis, 0, _i(1, 2)), (0, Ellipsis, _i(1, 2)), (0, Ellipsis, _i(1, 2), 1),
+    (None, 1, _S, _i(0, 2)), (1, True, _S, _i(0, 2)), (1, _S, _i(0, 2)[:, None], _i(1, 3)),
+    (_S, 1, None, _i(0, 2)), (1, _S, True, _i(0, 1)), (1, slice(0, 2), 2, _i(0, 1)),
+    (_i(1), 0, _S, 1), (0, 0, _i(0, 1, 2)), (0, _i(1, 2), 0, _i(3)), (_S, _i(0, 2), 0, _S),
+    (1, None, _S, None, _i(0, 1)),
+]
+
+
+def _lib_index(lib, idx):
+    return tuple(lib.tensor(v) if isinstance(v, np.ndarray) else v for v in idx)
+
+
+@pytest.mark.parametrize("idx", MIXED_INDEXES, ids=[str(i) for i in range(len(MIXED_INDEXES))])
+def test_mixed_integer_tensor_index_matches_torch(idx):
+    a = np.arange(120.0).reshape(2, 3, 4, 5)
+    rng = np.random.default_rng(0)
+    out = {}
+    for lib in (ember, torch):
+        x = lib.tensor(a, requires_grad=True)
+        picked = (x * 1)[_lib_index(lib, idx)]
+        w = rng.standard_normal(tuple(picked.shape)) if lib is ember else out["w"]
+        (picked * lib.tensor(w)).sum().backward()
+        value = np.arange(w.size, dtype=np.float64).reshape(w.shape) + 1000
+        plain = lib.tensor(a)
+        plain[_lib_index(lib, idx)] = lib.tensor(value)
+        v = lib.tensor(value, requires_grad=True)
+        b = lib.tensor(a) * 1
+        b[_lib_index(lib, idx)] = v * 3
+        (b * lib.tensor(a)).sum().backward()
+        out["w"] = w
+        out[lib.__name__] = [_np(picked), _np(x.grad), _np(plain), _np(b), _np(v.grad)]
+    for e, t in zip(out["ember"], out["torch"], strict=True):
+        assert e.shape == t.shape
+        np.testing.assert_array_equal(e, t)
