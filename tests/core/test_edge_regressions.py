@@ -109,3 +109,56 @@ def test_integer_and_tensor_setitem_and_gradients():
     b[3, :, ember.tensor([0, 2])] = v
     (b * ember.arange(36.0).reshape(6, 2, 3)).sum().backward()
     assert v.grad.tolist() == [[18.0, 20.0], [21.0, 23.0]]
+
+
+# ---------------------------------------------------------------------------
+# 4. which index-taking ops accept negative indices
+
+
+def test_index_select_refuses_negative_indices():
+    x = ember.arange(20.0).reshape(4, 5)
+    with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 0"):
+        x.index_select(0, ember.tensor([-1]))
+    with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 1"):
+        ember.index_select(x, 1, ember.tensor([0, -1]))
+    assert x.index_select(0, ember.tensor([3])).tolist() == [[15.0, 16.0, 17.0, 18.0, 19.0]]
+
+
+def test_take_along_dim_counts_negative_indices_from_the_end():
+    x = ember.arange(20.0).reshape(4, 5)
+    got = ember.take_along_dim(x, ember.tensor([[-1, 0, -4, 3, 2]]), 0)
+    assert got.tolist() == [[15.0, 1.0, 2.0, 18.0, 14.0]]
+    for bad in (4, -5):
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds"):
+            ember.take_along_dim(x, ember.tensor([[bad]]), 0)
+    # without dim the input is read as 1-d and negatives are refused, as by gather
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
+        ember.take_along_dim(x, ember.tensor([-1]))
+
+
+@pytest.mark.parametrize("name,call", [
+    ("gather", lambda x, i: x.gather(0, i.reshape(1, 1))),
+    ("scatter_", lambda x, i: x.clone().scatter_(0, i.reshape(1, 1), 1.0)),
+    ("scatter_add_", lambda x, i: x.clone().scatter_add_(0, i.reshape(1, 1), ember.ones(1, 1))),
+    ("index_add_", lambda x, i: x.clone().index_add_(0, i, ember.ones(1, 5))),
+    ("index_copy_", lambda x, i: x.clone().index_copy_(0, i, ember.ones(1, 5))),
+    ("embedding", lambda x, i: F.embedding(i, x)),
+    ("one_hot", lambda x, i: F.one_hot(i, 4)),
+    ("nll_loss", lambda x, i: F.nll_loss(x[:1], i)),
+])
+def test_ops_refusing_negative_indices(name, call):
+    x = ember.arange(20.0).reshape(4, 5)
+    with pytest.raises((IndexError, RuntimeError)):
+        call(x, ember.tensor([-1]))
+
+
+@pytest.mark.parametrize("name,call,expected", [
+    ("getitem", lambda x, i: x[i], [15.0, 16.0, 17.0, 18.0, 19.0]),
+    ("take", lambda x, i: x.take(i), [19.0]),
+    ("index_fill_", lambda x, i: x.clone().index_fill_(0, i, -1.0)[3], [-1.0] * 5),
+    ("index_put_", lambda x, i: x.clone().index_put_((i,), ember.tensor(-1.0))[3], [-1.0] * 5),
+    ("put_", lambda x, i: x.clone().put_(i, ember.tensor([-1.0]))[3, 4:], [-1.0]),
+])
+def test_ops_accepting_negative_indices(name, call, expected):
+    x = ember.arange(20.0).reshape(4, 5)
+    assert call(x, ember.tensor([-1])).reshape(-1).tolist() == expected

@@ -110,3 +110,70 @@ def test_mixed_integer_tensor_index_matches_torch(idx):
     for e, t in zip(out["ember"], out["torch"], strict=True):
         assert e.shape == t.shape
         np.testing.assert_array_equal(e, t)
+
+
+# ---------------------------------------------------------------------------
+# 4. the range rules of every index-taking op: in range, negative, too large
+
+_INDEX_OPS = {
+    "index_select": lambda lib, x, i: x.index_select(0, i),
+    "gather": lambda lib, x, i: x.gather(0, i.reshape(1, 1)),
+    "scatter_": lambda lib, x, i: x.clone().scatter_(0, i.reshape(1, 1), 1.0),
+    "scatter_add_": lambda lib, x, i: x.clone().scatter_add_(0, i.reshape(1, 1),
+                                                             lib.ones(1, 1)),
+    "scatter_reduce_": lambda lib, x, i: x.clone().scatter_reduce_(
+        0, i.reshape(1, 1), lib.ones(1, 1), "amax"),
+    "index_add_": lambda lib, x, i: x.clone().index_add_(0, i, lib.ones(1, 5)),
+    "index_copy_": lambda lib, x, i: x.clone().index_copy_(0, i, lib.ones(1, 5)),
+    "index_fill_": lambda lib, x, i: x.clone().index_fill_(0, i, 1.0),
+    "index_put_": lambda lib, x, i: x.clone().index_put_((i,), lib.tensor(1.0)),
+    "index_put_acc": lambda lib, x, i: x.clone().index_put_((i,), lib.tensor(1.0), True),
+    "take": lambda lib, x, i: x.take(i),
+    "put_": lambda lib, x, i: x.clone().put_(i, lib.tensor([1.0])),
+    "take_along_dim": lambda lib, x, i: lib.take_along_dim(x, i.reshape(1, 1), 0),
+    "take_along_dim_flat": lambda lib, x, i: lib.take_along_dim(x, i),
+    "getitem": lambda lib, x, i: x[i],
+    "setitem": lambda lib, x, i: x.clone().__setitem__(i, 1.0),
+    "select": lambda lib, x, i: x.select(0, int(i)),
+    "narrow": lambda lib, x, i: x.narrow(0, int(i), 1),
+    "embedding": lambda lib, x, i: lib.nn.functional.embedding(i, x),
+    "embedding_bag": lambda lib, x, i: lib.nn.functional.embedding_bag(i, x, lib.tensor([0])),
+    "embedding_padding_idx": lambda lib, x, i: lib.nn.functional.embedding(
+        lib.tensor([0, 3]), x, padding_idx=int(i)),
+    "nll_loss": lambda lib, x, i: lib.nn.functional.nll_loss(x[:1], i),
+    "cross_entropy": lambda lib, x, i: lib.nn.functional.cross_entropy(x[:1], i),
+    "multi_margin_loss": lambda lib, x, i: lib.nn.functional.multi_margin_loss(x[:1], i),
+    "one_hot": lambda lib, x, i: lib.nn.functional.one_hot(i, 4),
+    "bincount": lambda lib, x, i: lib.bincount(i),
+    "max_unpool1d": lambda lib, x, i: lib.nn.functional.max_unpool1d(
+        lib.ones(1, 1, 1), i.reshape(1, 1, 1), 4),
+}
+
+# PyTorch 2.13's own bugs (see tests/interop/TORCH_BUGS.md): take_along_dim with a dim
+# wraps any index modulo the size instead of checking it.
+_TORCH_BUGS = {("take_along_dim", 4), ("take_along_dim", -5)}
+
+
+def _outcome(fn):
+    try:
+        r = fn()
+    except (IndexError, RuntimeError, ValueError, AssertionError) as e:
+        return type(e).__mro__[1] if type(e).__name__ == "IndexOutOfBoundsError" else type(e)
+    if isinstance(r, tuple):
+        r = r[0]
+    return None if r is None else r.detach().numpy()
+
+
+@pytest.mark.parametrize("value", [3, 0, -1, -4, 4, -5])
+@pytest.mark.parametrize("name", sorted(_INDEX_OPS))
+def test_index_range_rules_match_torch(name, value):
+    fn = _INDEX_OPS[name]
+    e = _outcome(lambda: fn(ember, ember.arange(20.0).reshape(4, 5), ember.tensor([value])))
+    if (name, value) in _TORCH_BUGS:
+        assert e is IndexError  # ember checks the range PyTorch forgets
+        return
+    t = _outcome(lambda: fn(torch, torch.arange(20.0).reshape(4, 5), torch.tensor([value])))
+    if isinstance(t, type) or isinstance(e, type):
+        assert isinstance(t, type) and isinstance(e, type), (e, t)
+    else:
+        np.testing.assert_array_equal(e, t)
