@@ -162,3 +162,51 @@ def test_ops_refusing_negative_indices(name, call):
 def test_ops_accepting_negative_indices(name, call, expected):
     x = ember.arange(20.0).reshape(4, 5)
     assert call(x, ember.tensor([-1])).reshape(-1).tolist() == expected
+
+
+# ---------------------------------------------------------------------------
+# 5. a tensor hook may not change the gradient's shape, dtype or kind
+
+
+def _leaf_and_target(leaf):
+    x = ember.ones(3, requires_grad=True)
+    return (x, x) if leaf else (x, x * 2)
+
+
+@pytest.mark.parametrize("leaf", [True, False], ids=["leaf", "non-leaf"])
+def test_hook_changing_shape_or_dtype_raises(leaf):
+    def grow(g):
+        return ember.ones(4)
+
+    for hook, exc, msg in [
+        (grow, RuntimeError, "hook 'grow' has changed the size of value"),
+        (lambda g: ember.ones(1, 3), RuntimeError, "has changed the size of value"),
+        (lambda g: g.double(), RuntimeError,
+         r"has changed the type of value \(was ember.FloatTensor got ember.DoubleTensor\)"),
+        (lambda g: g.long(), RuntimeError, "has changed the type of value"),
+        (lambda g: 3.0, TypeError, "expected Variable, but hook returned 'float'"),
+    ]:
+        x, t = _leaf_and_target(leaf)
+        t.register_hook(hook)
+        with pytest.raises(exc, match=msg):
+            t.sum().backward()
+
+
+@pytest.mark.parametrize("leaf", [True, False], ids=["leaf", "non-leaf"])
+def test_hook_returning_same_kind_replaces_gradient(leaf):
+    x, t = _leaf_and_target(leaf)
+    t.register_hook(lambda g: g * 3)
+    t.sum().backward()
+    assert x.grad.tolist() == ([3.0] * 3 if leaf else [6.0] * 3)
+
+
+def test_node_prehook_changing_shape_raises():
+    x = ember.ones(3, requires_grad=True)
+    y = x * 2
+    y.grad_fn.register_prehook(lambda grads: (ember.ones(4),))
+    with pytest.raises(RuntimeError, match="has changed the size of value"):
+        y.sum().backward()
+    z = x * 2
+    z.grad_fn.register_prehook(lambda grads: (grads[0], grads[0]))
+    with pytest.raises(RuntimeError, match="incorrect number of values"):
+        z.sum().backward()

@@ -177,3 +177,45 @@ def test_index_range_rules_match_torch(name, value):
         assert isinstance(t, type) and isinstance(e, type), (e, t)
     else:
         np.testing.assert_array_equal(e, t)
+
+
+# ---------------------------------------------------------------------------
+# 5. hooks that change a gradient's shape or dtype
+
+_HOOK_RESULTS = {
+    "bigger": lambda lib, g: lib.ones(4),
+    "unsqueezed": lambda lib, g: g.unsqueeze(0),
+    "float64": lambda lib, g: g.double(),
+    "int64": lambda lib, g: g.long(),
+    "number": lambda lib, g: 2.0,
+    "scaled": lambda lib, g: g * 2,
+    "none": lambda lib, g: None,
+}
+
+
+def _hook_outcome(lib, where, make):
+    x = lib.ones(3, requires_grad=True)
+    t = x if where == "leaf" else x * 2
+    if where == "node":
+        t.grad_fn.register_prehook(lambda grads: None if make(lib, grads[0]) is None
+                                   else (make(lib, grads[0]),))
+    else:
+        t.register_hook(lambda g: make(lib, g))
+    try:
+        t.sum().backward()
+    except (RuntimeError, TypeError) as e:
+        return type(e), str(e).replace("torch.", "ember.")
+    return _np(x.grad)
+
+
+# (a node pre-hook returns a tuple of tensors: no "number" case there)
+@pytest.mark.parametrize("where,result", [(w, r) for w in ("leaf", "non-leaf", "node")
+                                          for r in sorted(_HOOK_RESULTS)
+                                          if (w, r) != ("node", "number")])
+def test_hook_checks_match_torch(where, result):
+    e = _hook_outcome(ember, where, _HOOK_RESULTS[result])
+    t = _hook_outcome(torch, where, _HOOK_RESULTS[result])
+    if isinstance(t, tuple):
+        assert e == t
+    else:
+        np.testing.assert_array_equal(e, t)

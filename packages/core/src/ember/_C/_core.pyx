@@ -1219,15 +1219,32 @@ cdef object accumulate(object acc, object g):
     return acc + g
 
 
+cdef object checked_hook_result(object hook, object grad, object r):
+    """``r``, what ``hook`` returned for gradient ``grad``, checked as PyTorch does: a tensor
+    of grad's dtype, device and shape (None keeps ``grad``)."""
+    if r is None:
+        return grad
+    if not isinstance(r, TensorBase):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    if grad is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    name = getattr(hook, "__name__", "<unknown>")
+    if ((<TensorBase>r)._data.dtype != (<TensorBase>grad)._data.dtype
+            or type((<TensorBase>r)._data) is not type((<TensorBase>grad)._data)):
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.type()} "
+                           f"got {r.type()})")
+    if (<TensorBase>r)._data.shape != (<TensorBase>grad)._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return r
+
+
 cdef object run_tensor_hooks(Node node, int nr, object grad):
     cdef object hooks
     if node._pre_hooks is not None:
         hooks = node._pre_hooks.get(nr)
         if hooks:
             for h in list(hooks):
-                r = h(grad)
-                if r is not None:
-                    grad = r
+                grad = checked_hook_result(h, grad, h(grad))
     if node._retain is not None:
         ref = node._retain.get(nr)
         if ref is not None:
@@ -1247,9 +1264,7 @@ cdef void accumulate_into_leaf(AccumulateGrad acc, object grad, bint create_grap
         return
     if leaf._hooks:
         for h in list(leaf._hooks):
-            r = h(grad)
-            if r is not None:
-                grad = r
+            grad = checked_hook_result(h, grad, h(grad))
     cdef TensorBase g = <TensorBase>grad
     if leaf._grad is None:
         if create_graph:
@@ -1390,7 +1405,16 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                 for h in list(node._node_pre_hooks):
                     r = h(tuple(grads))
                     if r is not None:
-                        grads = list(r)
+                        r = list(r)
+                        if len(r) != len(grads):
+                            raise RuntimeError(
+                                f"hook '{getattr(h, '__name__', '<unknown>')}' has returned an "
+                                f"incorrect number of values (got {len(r)}, but expected "
+                                f"{len(grads)})")
+                        for k in range(len(r)):
+                            if r[k] is not None and grads[k] is not None:
+                                checked_hook_result(h, grads[k], r[k])
+                        grads = r
             any_grad = False
             for g in grads:
                 if g is not None:
