@@ -210,3 +210,54 @@ def test_node_prehook_changing_shape_raises():
     z.grad_fn.register_prehook(lambda grads: (grads[0], grads[0]))
     with pytest.raises(RuntimeError, match="incorrect number of values"):
         z.sum().backward()
+
+
+# ---------------------------------------------------------------------------
+# 6. in-place ops whose input partly overlaps the written-to tensor, and writes into an
+#    expanded tensor
+
+_PARTIAL = "some elements of the input tensor and the written-to tensor refer to a single"
+_INTERNAL = "more than one element of the written-to tensor refers to a single memory location"
+
+
+@pytest.mark.parametrize("name,op", [
+    ("add_", lambda x: x[1:].add_(x[:-1])),
+    ("mul_", lambda x: x[:-1].mul_(x[1:])),
+    ("copy_", lambda x: x[1:].copy_(x[:-1])),
+    ("setitem", lambda x: x[1:].__setitem__(slice(None), x[:-1])),
+    ("clamp_", lambda x: x[1:].clamp_(min=x[:-1])),
+    ("lerp_", lambda x: x[1:].lerp_(x[:-1], 0.5)),
+    ("transposed", lambda x: x[:4].reshape(2, 2).add_(x[:4].reshape(2, 2).t())),
+])
+def test_partly_overlapping_inplace_raises(name, op):
+    x = ember.arange(5.0)
+    with pytest.raises(RuntimeError, match=_PARTIAL):
+        op(x)
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+def test_overlap_rules_that_allow_the_op():
+    x = ember.arange(6.0)
+    x.add_(x)  # the same elements
+    assert x.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+    x[:3].mul_(x[3:])  # disjoint parts of one storage
+    assert x.tolist() == [0.0, 16.0, 40.0, 6.0, 8.0, 10.0]
+    y = ember.arange(6.0)
+    y[::2].add_(y[1::2])  # interleaved: not dense, so not refused (as in PyTorch)
+    assert y.tolist() == [1.0, 1.0, 5.0, 3.0, 9.0, 5.0]
+
+
+@pytest.mark.parametrize("op", [lambda e: e.add_(1), lambda e: e.copy_(ember.ones(3)),
+                                lambda e: e.relu_(), lambda e: e.mul_(ember.ones(3))],
+                         ids=["add_", "copy_", "relu_", "mul_"])
+def test_writing_into_expanded_tensor_raises(op):
+    with pytest.raises(RuntimeError, match=_INTERNAL):
+        op(ember.zeros(1).expand(3))
+
+
+@pytest.mark.parametrize("opt", ["SGD", "Adam"])
+def test_optimizer_step_on_expanded_parameter_raises(opt):
+    p = nn.Parameter(ember.zeros(1).expand(3))
+    p.grad = ember.ones(3)
+    with pytest.raises(RuntimeError, match=_INTERNAL):
+        getattr(ember.optim, opt)([p], lr=0.1).step()

@@ -219,3 +219,53 @@ def test_hook_checks_match_torch(where, result):
         assert e == t
     else:
         np.testing.assert_array_equal(e, t)
+
+
+# ---------------------------------------------------------------------------
+# 6. overlapping in-place ops
+
+_OVERLAP_CASES = {
+    "partial add_": lambda lib: lib.arange(5.0)[1:].add_(lib.arange(5.0)[:-1]),
+    "self partial add_": lambda lib: (lambda x: x[1:].add_(x[:-1]))(lib.arange(5.0)),
+    "self same add_": lambda lib: (lambda x: x.add_(x))(lib.arange(5.0)),
+    "disjoint mul_": lambda lib: (lambda x: x[:3].mul_(x[3:]))(lib.arange(6.0)),
+    "interleaved add_": lambda lib: (lambda x: x[::2].add_(x[1::2]))(lib.arange(6.0)),
+    "transposed add_": lambda lib: (lambda x: x.add_(x.t()))(lib.arange(9.0).reshape(3, 3)),
+    "row of 1xN": lambda lib: (lambda x: x.add_(x[0]))(lib.zeros(1, 3)),
+    "copy_ overlap": lambda lib: (lambda x: x[1:].copy_(x[:-1]))(lib.arange(5.0)),
+    "copy_ same": lambda lib: (lambda x: x[1:3].copy_(x[1:3]))(lib.arange(4.0)),
+    "setitem overlap": lambda lib: (lambda x: x.__setitem__(slice(1, None), x[:-1]))(
+        lib.arange(5.0)),
+    "clamp_ overlap": lambda lib: (lambda x: x[1:].clamp_(min=x[:-1]))(lib.arange(5.0)),
+    "lerp_ overlap": lambda lib: (lambda x: x[1:].lerp_(x[:-1], 0.5))(lib.arange(5.0)),
+    "expanded add_": lambda lib: lib.zeros(1).expand(3).add_(1),
+    "expanded copy_": lambda lib: lib.zeros(1).expand(3).copy_(lib.ones(3)),
+    "expanded relu_": lambda lib: lib.zeros(3, 1).expand(3, 3).relu_(),
+    "expanded source": lambda lib: (lambda x: x.add_(x.expand(2, 3)[0]))(lib.zeros(3)),
+}
+
+
+def _overlap_outcome(fn):
+    try:
+        r = fn()
+    except RuntimeError as e:
+        return str(e)
+    return r.numpy().tolist() if r is not None else None
+
+
+@pytest.mark.parametrize("name", sorted(_OVERLAP_CASES))
+def test_inplace_overlap_rules_match_torch(name):
+    fn = _OVERLAP_CASES[name]
+    assert _overlap_outcome(lambda: fn(ember)) == _overlap_outcome(lambda: fn(torch))
+
+
+@pytest.mark.parametrize("opt", ["SGD", "Adam", "RMSprop"])
+def test_optimizer_on_expanded_parameter_matches_torch(opt):
+    msgs = []
+    for lib in (ember, torch):
+        p = lib.nn.Parameter(lib.zeros(1).expand(3))
+        p.grad = lib.ones(3)
+        with pytest.raises(RuntimeError) as info:
+            getattr(lib.optim, opt)([p], lr=0.1).step()
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

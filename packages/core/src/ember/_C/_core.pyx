@@ -1047,6 +1047,67 @@ def check_inplace(TensorBase t):
                 "in-place operation.")
 
 
+cdef str _INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a "
+    "single memory location. Please clone() the tensor before performing the operation.")
+cdef str _PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor "
+    "refer to a single memory location. Please clone() the tensor before performing the "
+    "operation.")
+
+
+cdef object dense_extent(object a):
+    """``(first, end)`` byte addresses of array ``a`` if its elements fill that block without
+    gaps or repeats (PyTorch's "non-overlapping and dense"), else None."""
+    cdef Py_ssize_t lo, size
+    if type(a) is _ndarray:
+        lo = <Py_ssize_t>cnp.PyArray_DATA(<cnp.ndarray>a)
+        if cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a):
+            return lo, lo + <Py_ssize_t>cnp.PyArray_NBYTES(<cnp.ndarray>a)
+    else:
+        iface = getattr(a, "__cuda_array_interface__", None)
+        if iface is None:
+            return None
+        lo = iface["data"][0]
+    size = a.itemsize
+    for s, n in sorted((s if s >= 0 else -s, n) for n, s in zip(a.shape, a.strides) if n != 1):
+        if s != size:
+            return None
+        size *= n
+    for n, s in zip(a.shape, a.strides):
+        if s < 0 and n > 1:
+            lo += (n - 1) * s
+    return lo, lo + size
+
+
+cpdef check_inplace_overlap(object dst, tuple args):
+    """Raise PyTorch's errors where an in-place op would write into array ``dst``: if
+    several of its elements share memory (an expanded tensor), or if a tensor among
+    ``args`` partly overlaps it (``x[1:].add_(x[:-1])``). The same elements are fine."""
+    for n, s in zip(dst.shape, dst.strides):
+        if s == 0 and n > 1:
+            raise RuntimeError(_INTERNAL_OVERLAP)
+    if dst.size == 0:
+        return
+    cdef object ext = None
+    for a in args:
+        if not isinstance(a, TensorBase):
+            continue
+        src = (<TensorBase>a)._data
+        if src is dst or src.size == 0 or type(src) is not type(dst):
+            continue
+        if ext is None:
+            ext = dense_extent(dst)
+            if ext is None:
+                return  # too hard to tell, as in PyTorch
+        other = dense_extent(src)
+        if other is None or other[0] >= ext[1] or ext[0] >= other[1]:
+            continue
+        if other == ext and src.strides == dst.strides and src.shape == dst.shape:
+            continue
+        raise RuntimeError(_PARTIAL_OVERLAP)
+
+
 def apply_inplace(op_cls, TensorBase self, *args):
     """Run op ``op_cls`` on ``(self, *args)`` and write the result into ``self``.
 
@@ -1056,6 +1117,7 @@ def apply_inplace(op_cls, TensorBase self, *args):
     """
     cdef TensorBase t
     cdef bint any_grad = self._requires_grad or self._grad_fn is not None
+    check_inplace_overlap(self._data, args)
     for a in args:
         if isinstance(a, TensorBase):
             t = <TensorBase>a

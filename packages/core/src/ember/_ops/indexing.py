@@ -21,7 +21,7 @@ import operator
 import numpy as np
 
 from ember._backend import backend_of
-from ember._C._core import Node, apply_inplace, is_grad_enabled
+from ember._C._core import Node, apply_inplace, check_inplace_overlap, is_grad_enabled
 from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, with_out, wrap, xp_of
 from ember._ops.shape import (
     BasicIndex,
@@ -495,6 +495,7 @@ def setitem(self, index, value):
         target = self._data[idx].shape
         if is_t:
             _check_value_shape(value._data.shape, target, value.type())
+            check_inplace_overlap(self._data[idx], (value,))
     if not (is_grad_enabled() and (self.requires_grad or is_t and value.requires_grad)):
         v = value._data if is_t else value
         try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._backend import backend_of
+from ember._C._core import check_inplace_overlap
 
 # Kernel dtype for each dtype the kernels take (complex: their real view).
 _KERNEL_DTYPE = {
@@ -68,6 +69,7 @@ def update(kernel, fallback, param, grad, buffers, *scalars) -> None:
     ``fallback(xp, p, g, *buffers, *scalars)`` the same math on arrays of any backend.
     """
     p = param._data
+    check_inplace_overlap(p, ())  # an expanded parameter: PyTorch's error
     g = grad._data
     arrays = [None if b is None else b._data for b in buffers]
     for b in arrays:
