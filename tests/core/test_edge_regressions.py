@@ -261,3 +261,17 @@ def test_optimizer_step_on_expanded_parameter_raises(opt):
     p.grad = ember.ones(3)
     with pytest.raises(RuntimeError, match=_INTERNAL):
         getattr(ember.optim, opt)([p], lr=0.1).step()
+
+
+# ---------------------------------------------------------------------------
+# 7. as_strided with a negative storage offset
+
+
+@pytest.mark.parametrize("size", [(2,), (0,)])
+def test_as_strided_refuses_negative_storage_offset(size):
+    x = ember.arange(5.0)
+    with pytest.raises(RuntimeError, match="invalid storage offset -1"):
+        x.as_strided(size, (1,), -1)
+    with pytest.raises(RuntimeError, match="invalid storage offset -3"):
+        ember.as_strided(x, size, (1,), -3)
+    assert x.as_strided((2,), (1,), 3).tolist() == [3.0, 4.0]

@@ -269,3 +269,18 @@ def test_optimizer_on_expanded_parameter_matches_torch(opt):
             getattr(lib.optim, opt)([p], lr=0.1).step()
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+# ---------------------------------------------------------------------------
+# 7. as_strided's storage offset
+
+@pytest.mark.parametrize("args", [((2,), (1,), -1), ((0,), (1,), -1), ((2,), (1,), 3),
+                                  ((2,), (1,), 4), ((2, 2), (1, 1), 0), ((3,), (2,), None)])
+def test_as_strided_offsets_match_torch(args):
+    got = []
+    for lib in (ember, torch):
+        try:
+            got.append(lib.arange(6.0)[1:].as_strided(*args).tolist())
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]
