@@ -5,6 +5,13 @@ same cases against PyTorch."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+
 import numpy as np
 import pytest
 
@@ -275,3 +282,115 @@ def test_as_strided_refuses_negative_storage_offset(size):
     with pytest.raises(RuntimeError, match="invalid storage offset -3"):
         ember.as_strided(x, size, (1,), -3)
     assert x.as_strided((2,), (1,), 3).tolist() == [3.0, 4.0]
+
+
+# ---------------------------------------------------------------------------
+# 8. checkpoint files: records outside the archive, declared sizes, stale temporaries
+
+
+def _checkpoint_with(tmp_path, extra=None, replace=None, compress=zipfile.ZIP_STORED):
+    """A checkpoint of arange(4.) rewritten with an extra record, or one record replaced."""
+    src = tmp_path / "src.pt"
+    ember.save(ember.arange(4.0), src)
+    dst = tmp_path / "ck.pt"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if replace is not None and info.filename.endswith(replace[0]):
+                zout.writestr(info.filename, replace[1], compress_type=compress)
+            else:
+                zout.writestr(info.filename, data)
+        if extra is not None:
+            zout.writestr(extra, b"hello")
+    return dst
+
+
+@pytest.mark.parametrize("member", ["../../x", "/abs/x", "other/x", "src/../x",
+                                    "src/data/../../x"])
+def test_load_refuses_records_outside_the_archive(tmp_path, member):
+    path = _checkpoint_with(tmp_path, extra=member)
+    with pytest.raises(RuntimeError, match="not inside the archive's folder"):
+        ember.load(path)
+
+
+@pytest.mark.parametrize("nbytes,compress", [(32, zipfile.ZIP_STORED), (8, zipfile.ZIP_STORED),
+                                             (32, zipfile.ZIP_DEFLATED)])
+def test_load_checks_record_size_against_storage(tmp_path, nbytes, compress):
+    path = _checkpoint_with(tmp_path, replace=("data/0", bytes(nbytes)), compress=compress)
+    with pytest.raises(RuntimeError, match=f"holds {nbytes} bytes where 16 were expected"):
+        ember.load(path)
+    with pytest.raises(RuntimeError, match=f"holds {nbytes} bytes where 16 were expected"):
+        ember.load(path, mmap=True)
+
+
+def test_deflated_record_is_not_inflated_before_its_size_is_checked(tmp_path, monkeypatch):
+    big = 16 << 20  # a small file declaring 16 MiB behind a 16-byte storage
+    path = _checkpoint_with(tmp_path, replace=("data/0", bytes(big)),
+                            compress=zipfile.ZIP_DEFLATED)
+    assert path.stat().st_size < big // 100
+    opened = []
+    real_open = zipfile.ZipFile.open
+
+    def spy(self, name, *args, **kwargs):
+        opened.append(getattr(name, "filename", name))
+        return real_open(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", spy)
+    with pytest.raises(RuntimeError, match=f"holds {big} bytes where 16 were expected"):
+        ember.load(path)
+    assert not any(n.endswith("data/0") for n in opened)
+
+
+def _stale(tmp_path, name, age=3600.0):
+    p = tmp_path / name
+    p.write_bytes(b"partial checkpoint")
+    old = time.time() - age
+    os.utime(p, (old, old))
+    return p
+
+
+@pytest.mark.skipif(os.name != "posix", reason="advisory locks (fcntl) are POSIX")
+def test_save_removes_stale_temporaries_only(tmp_path):
+    import fcntl
+
+    stale = [_stale(tmp_path, ".ck.pt.0123456789ab.tmp"),
+             _stale(tmp_path, ".ck.pt.ffffffffffff.tmp")]
+    kept = [_stale(tmp_path, ".ck.pt.0123456789ab.tmp.bak"), _stale(tmp_path, ".ck.pt.xyz.tmp"),
+            _stale(tmp_path, ".other.pt.0123456789ab.tmp"), _stale(tmp_path, "ck.pt.tmp"),
+            _stale(tmp_path, ".ck.pt.aaaaaaaaaaaa.tmp", age=0.0)]  # too young
+    busy = _stale(tmp_path, ".ck.pt.bbbbbbbbbbbb.tmp")
+    link = tmp_path / ".ck.pt.cccccccccccc.tmp"
+    link.symlink_to(kept[0])
+    with open(busy, "rb") as held:  # a save in progress holds its lock
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        ember.save(ember.ones(2), tmp_path / "ck.pt")
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in kept) and busy.exists() and link.is_symlink()
+    assert ember.load(tmp_path / "ck.pt").tolist() == [1.0, 1.0]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="kill -9 and advisory locks are POSIX")
+def test_killed_save_leaves_a_temporary_that_the_next_save_removes(tmp_path, monkeypatch):
+    from ember._serialization import _save
+
+    target = tmp_path / "ck.pt"
+    code = ("import ember, sys\n"
+            "t = ember.zeros(32 << 20, dtype=ember.uint8)\n"
+            "while True:\n"
+            "    ember.save(t, sys.argv[1])\n")
+    for _ in range(5):  # the kill may land between two saves: try again
+        child = subprocess.Popen([sys.executable, "-c", code, str(target)])
+        try:
+            deadline = time.time() + 60
+            while not list(tmp_path.glob(".ck.pt.*.tmp")) and time.time() < deadline:
+                time.sleep(0.01)
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait()
+        if list(tmp_path.glob(".ck.pt.*.tmp")):
+            break
+    assert list(tmp_path.glob(".ck.pt.*.tmp")), "no save was caught in progress"
+    monkeypatch.setattr(_save, "STALE_AFTER_SECONDS", 0.0)
+    ember.save(ember.ones(3), target)
+    assert not list(tmp_path.glob(".ck.pt.*.tmp"))
+    assert ember.load(target).tolist() == [1.0, 1.0, 1.0]

@@ -284,3 +284,50 @@ def test_as_strided_offsets_match_torch(args):
         except RuntimeError as e:
             got.append(str(e))
     assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------------------
+# 8. checkpoints that PyTorch refuses, ember too
+
+def _rewritten(tmp_path, saver, extra=None, replace=None, compress=None):
+    import zipfile
+
+    src, dst = tmp_path / "src.pt", tmp_path / "ck.pt"
+    saver(src)
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if replace is not None and info.filename.endswith(replace[0]):
+                zout.writestr(info.filename, replace[1],
+                              compress_type=compress or zipfile.ZIP_STORED)
+            else:
+                zout.writestr(info.filename, data)
+        if extra is not None:
+            zout.writestr(extra, b"hello")
+    return dst
+
+
+_SAVERS = {"torch": lambda p: torch.save(torch.arange(4.0), p),
+           "ember": lambda p: ember.save(ember.arange(4.0), p)}
+
+
+@pytest.mark.parametrize("writer", sorted(_SAVERS))
+@pytest.mark.parametrize("change", ["../../x", "/abs/x", "other/x", "size 32", "size 8",
+                                    "deflated 32", "deflated 16"])
+def test_damaged_checkpoints_refused_like_torch(tmp_path, writer, change):
+    import zipfile
+
+    if change.startswith(("size", "deflated")):
+        n = int(change.split()[1])
+        path = _rewritten(tmp_path, _SAVERS[writer],
+                          replace=("data/0", np.arange(n // 4, dtype=np.float32).tobytes()),
+                          compress=zipfile.ZIP_DEFLATED if "deflated" in change else None)
+    else:
+        path = _rewritten(tmp_path, _SAVERS[writer], extra=change)
+    outcomes = []
+    for lib in (ember, torch):
+        try:
+            outcomes.append(lib.load(path, weights_only=True).tolist())
+        except RuntimeError:
+            outcomes.append("refused")
+    assert outcomes[0] == outcomes[1]
