@@ -394,3 +394,33 @@ def test_killed_save_leaves_a_temporary_that_the_next_save_removes(tmp_path, mon
     ember.save(ember.ones(3), target)
     assert not list(tmp_path.glob(".ck.pt.*.tmp"))
     assert ember.load(target).tolist() == [1.0, 1.0, 1.0]
+
+
+# ---------------------------------------------------------------------------
+# found by the fuzz suite (tests/interop/test_fuzz_torch.py): empty inputs whose backward
+# reshaped with -1, which cannot infer a dim next to a zero
+
+
+@pytest.mark.parametrize("fn", [lambda x: F.max_pool1d(x, 1),
+                                lambda x: F.max_pool2d(x[..., None], 1),
+                                lambda x: F.adaptive_max_pool1d(x, 1)],
+                         ids=["max_pool1d", "max_pool2d", "adaptive_max_pool1d"])
+def test_max_pool_backward_on_empty_batch(fn):
+    x = ember.zeros(0, 2, 3, requires_grad=True)
+    fn(x).sum().backward()
+    assert x.grad.shape == (0, 2, 3)
+
+
+def test_embedding_and_linear_with_zero_features():
+    w = ember.zeros(4, 0, requires_grad=True)
+    F.embedding(ember.tensor([[0, 3]]), w).sum().backward()
+    assert w.grad.shape == (4, 0)
+    x = ember.zeros(2, 0, 0, requires_grad=True)
+    w2 = ember.zeros(3, 0, requires_grad=True)
+    y = F.linear(x, w2)
+    assert y.shape == (2, 0, 3)
+    y.sum().backward()
+    assert x.grad.shape == (2, 0, 0) and w2.grad.tolist() == [[], [], []]
+    v = ember.zeros(0, requires_grad=True)
+    F.linear(v, ember.zeros(0, 0, requires_grad=True)).sum().backward()
+    assert v.grad.shape == (0,)
