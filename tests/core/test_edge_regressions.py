@@ -424,3 +424,36 @@ def test_embedding_and_linear_with_zero_features():
     v = ember.zeros(0, requires_grad=True)
     F.linear(v, ember.zeros(0, 0, requires_grad=True)).sum().backward()
     assert v.grad.shape == (0,)
+
+
+def test_conv_refuses_empty_spatial_dims_of_a_nonempty_batch():
+    with pytest.raises(RuntimeError, match="Only zero batch or zero channel inputs"):
+        F.conv2d(ember.zeros(2, 2, 0, 3), ember.zeros(2, 2, 1, 1), padding=1)
+    with pytest.raises(RuntimeError, match="Only zero batch or zero channel inputs"):
+        F.conv_transpose1d(ember.zeros(1, 1, 0), ember.zeros(1, 1, 1))
+    assert F.conv_transpose1d(ember.zeros(0, 1, 0), ember.zeros(1, 1, 1)).shape == (0, 1, 0)
+
+
+def test_area_interpolation_keeps_an_infinity_in_its_windows():
+    x = ember.arange(12.0).reshape(1, 1, 3, 4)
+    x[0, 0, 0, 1] = float("inf")
+    y = F.interpolate(x, scale_factor=1.5, mode="area")
+    assert np.isfinite(y[0, 0, 2:].numpy()).all()  # windows without the inf stay finite
+    assert y[0, 0, 0, 1].item() == float("inf")
+
+
+def test_nll_loss_ignored_positions_add_nothing_whatever_they_hold():
+    x = ember.tensor([[[float("nan"), 1.0], [0.0, 2.0], [3.0, -0.0]]])
+    t = ember.tensor([[0, 1]])
+    w = ember.tensor([1.5, 2.0, 0.5])
+    assert F.nll_loss(x, t, weight=w, ignore_index=0, reduction="sum").item() == -4.0
+    assert F.nll_loss(x, t, ignore_index=0, reduction="none").tolist() == [[0.0, -2.0]]
+
+
+def test_inplace_on_empty_expanded_clone():
+    v = ember.ones(0, 4).expand(0, 4).clone()
+    v.clamp_(min=1.0)  # nothing is written: no overlap to refuse
+    assert v.shape == (0, 4)
+    loss = F.gaussian_nll_loss(ember.zeros(0, 4), ember.zeros(0, 4), ember.ones(1, 4).expand(0, 4),
+                               reduction="sum")
+    assert loss.item() == 0.0

@@ -61,9 +61,19 @@ def make_tensor(lib, a, layout, requires_grad=False):
     return leaf, leaf
 
 
+class NoGrad:
+    """An array input that never requires grad and stays contiguous (running statistics,
+    which batch norm updates in place)."""
+
+    def __init__(self, array):
+        self.array = array
+
+
 def convert(lib, x, layouts, leaves, requires_grad):
     """``x`` with every NumPy array replaced by a tensor of ``lib`` (layouts taken in order
     from the iterator ``layouts``); the leaves that require grad are appended to ``leaves``."""
+    if isinstance(x, NoGrad):
+        return make_tensor(lib, x.array, "contiguous")[1]
     if isinstance(x, np.ndarray):
         leaf, t = make_tensor(lib, x, next(layouts, "contiguous"), requires_grad)
         if leaf.requires_grad:
@@ -124,8 +134,9 @@ def _describe_values(e, t, rtol, atol):
             if ad in ("float16", "bfloat16") and not tol:
                 tol = {"rtol": 1e-2, "atol": 1e-2}
             assert_close(_numpy(a), _numpy(b), equal_nan=True, **tol)
-        except AssertionError as err:
-            return f"output {k}: values differ: {str(err).splitlines()[0][:200]}"
+        except (AssertionError, ValueError) as err:  # (ValueError: an all-NaN difference)
+            return (f"output {k}: values differ: {str(err).splitlines()[0][:200]}\n"
+                    f"ember {_numpy(a).ravel()[:8]}\ntorch {_numpy(b).ravel()[:8]}")
     return None
 
 

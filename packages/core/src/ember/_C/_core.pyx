@@ -1084,11 +1084,11 @@ cpdef check_inplace_overlap(object dst, tuple args):
     """Raise PyTorch's errors where an in-place op would write into array ``dst``: if
     several of its elements share memory (an expanded tensor), or if a tensor among
     ``args`` partly overlaps it (``x[1:].add_(x[:-1])``). The same elements are fine."""
+    if dst.size == 0:
+        return  # nothing is written
     for n, s in zip(dst.shape, dst.strides):
         if s == 0 and n > 1:
             raise RuntimeError(_INTERNAL_OVERLAP)
-    if dst.size == 0:
-        return
     cdef object ext = None
     for a in args:
         if not isinstance(a, TensorBase):

@@ -635,10 +635,19 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
             f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
             f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
             f"actual input size")
+    _check_empty(input)
     out_sp = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride, strict=False))
     geo = _Geometry(nd, ksize, stride, pad_lo, dilation, groups)
     out = apply(Convolution, input, weight, bias, geo, out_sp)
     return out.squeeze(0) if unbatched else out
+
+
+def _check_empty(input):
+    # PyTorch's rule: an empty batch or no channels gives an empty output, other
+    # zero-size inputs (an empty spatial dim) are refused
+    if input.numel() == 0 and input.shape[0] and input.shape[1]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got "
+                           f"input shape: {list(input.shape)}")
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -735,7 +744,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     in_sp = tuple(input.shape[2:])
     out_sp = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
                    zip(in_sp, stride, padding, dilation, ksize, output_padding, strict=False))
-    if any(o <= 0 for o in out_sp):
+    _check_empty(input)
+    if any(o <= 0 for o in out_sp) and not (input.numel() == 0 and min(out_sp) == 0):
         raise RuntimeError(
             f"Given input size per channel: ({' x '.join(map(str, in_sp))}). Calculated output "
             f"size per channel: ({' x '.join(map(str, out_sp))}). Output size is too small")
