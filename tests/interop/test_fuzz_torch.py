@@ -378,3 +378,62 @@ def test_functional_matches_torch(family, data):
                    grad_rtol=1e-5, grad_atol=1e-7)
     assert diff is None, f"{name} {kwargs} shapes {[np.shape(a) for a in args]}, layouts " \
                          f"{layouts}, special={special}: {diff}"
+
+
+# ---------------------------------------------------------------------------
+# indexing: random mixes of integers, slices, None, Ellipsis, bools and index tensors
+
+@st.composite
+def _index(draw, shape):
+    items, dim, ellipsis = [], 0, False
+    while dim < len(shape) and draw(st.booleans()):
+        kind = draw(st.sampled_from(["int", "slice", "none", "tensor", "ellipsis", "bool"]))
+        size = shape[dim]
+        if kind == "int" and size:
+            items.append(draw(st.integers(-size, size - 1)))
+            dim += 1
+        elif kind == "slice":
+            items.append(slice(draw(st.one_of(st.none(), st.integers(-5, 5))),
+                               draw(st.one_of(st.none(), st.integers(-5, 5))),
+                               draw(st.one_of(st.none(), st.integers(1, 3)))))
+            dim += 1
+        elif kind == "none":
+            items.append(None)
+        elif kind == "bool":
+            items.append(draw(st.booleans()))
+        elif kind == "ellipsis" and not ellipsis:
+            items.append(Ellipsis)
+            ellipsis = True
+            dim = len(shape)  # the rest of the entries index the last dims: keep it simple
+        elif kind == "tensor" and size:
+            n = draw(st.integers(0, 3))
+            items.append(np.array(draw(st.lists(st.integers(-size, size - 1), min_size=n,
+                                                max_size=n)), dtype=np.int64))
+            dim += 1
+    return tuple(items)
+
+
+@settings(FUZZ, max_examples=10 * EXAMPLES)  # one test, cheap examples: ten times as many
+@given(data=st.data())
+def test_indexing_matches_torch(data):
+    shape = _shape(data, data.draw(st.integers(1, 4)), 0, 4)
+    idx = data.draw(_index(shape), label="index")
+    a = _x(data, shape)
+    layouts = data.draw(st.lists(st.sampled_from(LAYOUTS), min_size=8, max_size=8))
+
+    def get(lib):
+        return lambda x, *index: x[index] * 1
+
+    def put(lib):
+        def f(x, v, *index):
+            y = x * 1
+            y[index] = v
+            return y
+        return f
+
+    diff = compare(get(ember), get(torch), (a,) + idx, layouts, requires_grad=True)
+    assert diff is None, f"x{list(shape)}[{idx}] (layouts {layouts}): {diff}"
+    e = ember.tensor(a)[tuple(ember.tensor(i) if isinstance(i, np.ndarray) else i for i in idx)]
+    v = _x(data, tuple(e.shape), seed_label="value")
+    diff = compare(put(ember), put(torch), (a, v) + idx, layouts, requires_grad=True)
+    assert diff is None, f"x{list(shape)}[{idx}] = v (layouts {layouts}): {diff}"
