@@ -37,10 +37,10 @@ FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database
 _RANDOM = {"bernoulli", "multinomial", "normal", "rand_like", "randn_like", "randint_like"}
 OPS = [op for op in op_db if op.torch_op is not None and op.name not in _RANDOM]
 
-# which of several equal values gives the index is unspecified; NaN among the values makes
-# the two libraries choose differently: compare the values only (none at present: mode is
-# drawn without special values, see below)
-_TIES_UNSPECIFIED = {"mode"}
+# which of several equal values gives the index is unspecified (an expanded input is all
+# ties; NaN among the values makes the two libraries choose differently): compare the
+# values only
+_TIES_UNSPECIFIED = {"mode", "median_dim", "nanmedian_dim"}
 
 
 def _first(out):
@@ -119,7 +119,7 @@ def test_op_database_matches_torch(op, data):
         inputs = (_map_arrays(sample.input, lambda a: with_specials(a, seed)),) + inputs[1:]
     grad = op.differentiable and np.dtype(dtype) == np.float64 and sample.grad and not special
     process = op.output_process
-    if special and op.name in _TIES_UNSPECIFIED:
+    if op.name in _TIES_UNSPECIFIED and (special or "expanded" in layouts):
         process = _first
     torch_fn = op.torch_op(torch)
     if op.name in _TORCH_NEEDS_CONTIGUOUS:
@@ -367,14 +367,18 @@ def test_functional_matches_torch(family, data):
                         label="layouts")
     special = data.draw(st.booleans(), label="special values")
     seed = data.draw(st.integers(0, 2**16), label="special seed")
-    if name == "scaled_dot_product_attention" and args[1].shape[2] == 0:
-        special = False  # PyTorch's bug 9 in TORCH_BUGS.md: NaN from no keys
+    if name == "scaled_dot_product_attention":
+        special = False  # PyTorch's bug 9 in TORCH_BUGS.md: a NaN query row is swallowed
     if special and isinstance(args[0], np.ndarray) and args[0].dtype.kind == "f":
         args = [with_specials(args[0], seed)] + list(args[1:])
     args = [a.astype(np.int64) if k in _INT_ARGS.get(name, ()) else a
             for k, a in enumerate(args)]
+    grad = not special
+    if name == "interpolate" and kwargs["mode"] == "area" and "scale_factor" in kwargs and \
+            any(int(s * kwargs["scale_factor"]) == 0 for s in args[0].shape[2:]):
+        grad = False  # PyTorch's bug 10 in TORCH_BUGS.md: no backward of an empty output
     diff = compare(_functional(ember, name), _functional(torch, name), (args, kwargs),
-                   layouts, requires_grad=not special, rtol=1e-7, atol=1e-7,
+                   layouts, requires_grad=grad, rtol=1e-7, atol=1e-7,
                    grad_rtol=1e-5, grad_atol=1e-7)
     assert diff is None, f"{name} {kwargs} shapes {[np.shape(a) for a in args]}, layouts " \
                          f"{layouts}, special={special}: {diff}"
