@@ -193,3 +193,64 @@ def test_malloc_tuning_respects_the_user(monkeypatch):
     monkeypatch.delenv("EMBER_MALLOC_TUNING")
     assert _malloc.tune() is sys.platform.startswith("linux")
     assert _malloc.tune() is False  # once per process
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+def test_conv_net_with_adam_is_flat_over_1000_steps():
+    ember.manual_seed(0)
+    model = ember.nn.Sequential(
+        ember.nn.Conv2d(1, 4, 3, padding=1), ember.nn.BatchNorm2d(4), ember.nn.ReLU(),
+        ember.nn.MaxPool2d(2), ember.nn.Flatten(), ember.nn.Linear(4 * 4 * 4, 3))
+    opt = ember.optim.Adam(model.parameters(), lr=1e-2)
+    x = ember.randn(8, 1, 8, 8)
+    y = ember.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+
+    def step():
+        opt.zero_grad()
+        loss = ember.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return float(loss)
+
+    for _ in range(50):
+        step()
+    gc.collect()
+    tensors0, rss0 = _live_tensors(), _rss_bytes()
+    losses = [step() for _ in range(1000)]
+    gc.collect()
+    tensors1, rss1 = _live_tensors(), _rss_bytes()
+    assert losses[-1] < losses[0]
+    assert tensors1 == tensors0
+    assert rss1 - rss0 < 8 * 2 ** 20, f"RSS grew by {rss1 - rss0} bytes"
+
+
+class _Squares(ember.utils.data.Dataset):
+    def __len__(self):
+        return 64
+
+    def __getitem__(self, i):
+        return ember.full((16,), float(i * i))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+def test_dataloader_workers_over_many_epochs_leak_no_processes_or_memory():
+    import multiprocessing
+
+    loader = ember.utils.data.DataLoader(_Squares(), batch_size=8, num_workers=2)
+    totals = []
+    rss = []
+    for epoch in range(12):
+        totals.append(sum(float(b.sum()) for b in loader))
+        if epoch in (2, 11):
+            gc.collect()
+            rss.append(_rss_bytes())
+    assert len(set(totals)) == 1 and totals[0] == 16 * sum(i * i for i in range(64))
+    assert not multiprocessing.active_children()
+    assert rss[1] - rss[0] < 8 * 2 ** 20, f"RSS grew by {rss[1] - rss[0]} bytes"
+    persistent = ember.utils.data.DataLoader(_Squares(), batch_size=8, num_workers=2,
+                                             persistent_workers=True)
+    for _ in range(12):
+        assert sum(float(b.sum()) for b in persistent) == totals[0]
+    del persistent
+    gc.collect()
+    assert not multiprocessing.active_children()

@@ -1246,6 +1246,67 @@ def check_inplace(TensorBase t):
                 "in-place operation.")
 
 
+cdef str _INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a "
+    "single memory location. Please clone() the tensor before performing the operation.")
+cdef str _PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor "
+    "refer to a single memory location. Please clone() the tensor before performing the "
+    "operation.")
+
+
+cdef object dense_extent(object a):
+    """``(first, end)`` byte addresses of array ``a`` if its elements fill that block without
+    gaps or repeats (PyTorch's "non-overlapping and dense"), else None."""
+    cdef Py_ssize_t lo, size
+    if type(a) is _ndarray:
+        lo = <Py_ssize_t>cnp.PyArray_DATA(<cnp.ndarray>a)
+        if cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a):
+            return lo, lo + <Py_ssize_t>cnp.PyArray_NBYTES(<cnp.ndarray>a)
+    else:
+        iface = getattr(a, "__cuda_array_interface__", None)
+        if iface is None:
+            return None
+        lo = iface["data"][0]
+    size = a.itemsize
+    for s, n in sorted((s if s >= 0 else -s, n) for n, s in zip(a.shape, a.strides) if n != 1):
+        if s != size:
+            return None
+        size *= n
+    for n, s in zip(a.shape, a.strides):
+        if s < 0 and n > 1:
+            lo += (n - 1) * s
+    return lo, lo + size
+
+
+cpdef check_inplace_overlap(object dst, tuple args):
+    """Raise PyTorch's errors where an in-place op would write into array ``dst``: if
+    several of its elements share memory (an expanded tensor), or if a tensor among
+    ``args`` partly overlaps it (``x[1:].add_(x[:-1])``). The same elements are fine."""
+    if dst.size == 0:
+        return  # nothing is written
+    for n, s in zip(dst.shape, dst.strides):
+        if s == 0 and n > 1:
+            raise RuntimeError(_INTERNAL_OVERLAP)
+    cdef object ext = None
+    for a in args:
+        if not isinstance(a, TensorBase):
+            continue
+        src = (<TensorBase>a)._data
+        if src is dst or src.size == 0 or type(src) is not type(dst):
+            continue
+        if ext is None:
+            ext = dense_extent(dst)
+            if ext is None:
+                return  # too hard to tell, as in PyTorch
+        other = dense_extent(src)
+        if other is None or other[0] >= ext[1] or ext[0] >= other[1]:
+            continue
+        if other == ext and src.strides == dst.strides and src.shape == dst.shape:
+            continue
+        raise RuntimeError(_PARTIAL_OVERLAP)
+
+
 def apply_inplace(op_cls, TensorBase self, *args):
     """Run op ``op_cls`` on ``(self, *args)`` and write the result into ``self``.
 
@@ -1265,6 +1326,7 @@ def apply_inplace(op_cls, TensorBase self, *args):
 cdef object apply_inplace_impl(object op_cls, TensorBase self, tuple args):
     cdef TensorBase t
     cdef bint any_grad = self._requires_grad or self._grad_fn is not None
+    check_inplace_overlap(self._data, args)
     for a in args:
         if isinstance(a, TensorBase):
             t = <TensorBase>a
@@ -1433,15 +1495,32 @@ cdef object accumulate(object acc, object g):
     return acc + g
 
 
+cdef object checked_hook_result(object hook, object grad, object r):
+    """``r``, what ``hook`` returned for gradient ``grad``, checked as PyTorch does: a tensor
+    of grad's dtype, device and shape (None keeps ``grad``)."""
+    if r is None:
+        return grad
+    if not isinstance(r, TensorBase):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    if grad is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    name = getattr(hook, "__name__", "<unknown>")
+    if ((<TensorBase>r)._data.dtype != (<TensorBase>grad)._data.dtype
+            or type((<TensorBase>r)._data) is not type((<TensorBase>grad)._data)):
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.type()} "
+                           f"got {r.type()})")
+    if (<TensorBase>r)._data.shape != (<TensorBase>grad)._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return r
+
+
 cdef object run_tensor_hooks(Node node, int nr, object grad):
     cdef object hooks
     if node._pre_hooks is not None:
         hooks = node._pre_hooks.get(nr)
         if hooks:
             for h in list(hooks):
-                r = h(grad)
-                if r is not None:
-                    grad = r
+                grad = checked_hook_result(h, grad, h(grad))
     if node._retain is not None:
         ref = node._retain.get(nr)
         if ref is not None:
@@ -1461,9 +1540,7 @@ cdef void accumulate_into_leaf(AccumulateGrad acc, object grad, bint create_grap
         return
     if leaf._hooks:
         for h in list(leaf._hooks):
-            r = h(grad)
-            if r is not None:
-                grad = r
+            grad = checked_hook_result(h, grad, h(grad))
     cdef TensorBase g = <TensorBase>grad
     if leaf._grad is None:
         if create_graph:
@@ -1604,7 +1681,16 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                 for h in list(node._node_pre_hooks):
                     r = h(tuple(grads))
                     if r is not None:
-                        grads = list(r)
+                        r = list(r)
+                        if len(r) != len(grads):
+                            raise RuntimeError(
+                                f"hook '{getattr(h, '__name__', '<unknown>')}' has returned an "
+                                f"incorrect number of values (got {len(r)}, but expected "
+                                f"{len(grads)})")
+                        for k in range(len(r)):
+                            if r[k] is not None and grads[k] is not None:
+                                checked_hook_result(h, grads[k], r[k])
+                        grads = r
             any_grad = False
             for g in grads:
                 if g is not None:

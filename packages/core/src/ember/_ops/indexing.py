@@ -21,7 +21,7 @@ import operator
 import numpy as np
 
 from ember._backend import backend_of
-from ember._C._core import Node, apply_inplace, is_grad_enabled
+from ember._C._core import Node, apply_inplace, check_inplace_overlap, is_grad_enabled
 from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, with_out, wrap, xp_of
 from ember._ops.shape import (
     BasicIndex,
@@ -191,6 +191,84 @@ def _dim_pattern(idx):
     return None
 
 
+def _torch_order(idx, ndim):
+    """Where PyTorch's advanced-index dims differ from NumPy's, for an advanced ``idx``.
+
+    NumPy counts an integer as one of the advanced indices, so that ``x[0, :, i]`` has
+    them separated by a slice and their dims go first; PyTorch applies integers first
+    (each removes its dim) and places the dims of the index arrays alone: in place if
+    nothing but integers lies between them, first otherwise. Returns None where both agree,
+    else ``(numpy_pos, torch_pos, basic)``: where each puts the block of advanced dims, and
+    the number of dims the basic entries (slices, None, Ellipsis) give the result.
+    """
+    if not any(type(it) is int for it in idx):
+        return None
+    kinds = []
+    consumed = 0
+    for it in idx:
+        t = type(it)
+        if t is int:
+            kinds.append("i")
+            consumed += 1
+        elif t is slice:
+            kinds.append("s")
+            consumed += 1
+        elif it is None:
+            kinds.append("s")
+        elif it is Ellipsis:
+            kinds.append("e")
+        elif t is bool or it.dtype == bool:
+            kinds.append("a")
+        else:
+            kinds.append("a")
+            consumed += 1
+    width = {"s": 1, "e": ndim - consumed, "i": 0, "a": 0}
+
+    def place(adv):
+        pos = [k for k, kind in enumerate(kinds) if kind in adv]
+        if any(kinds[k] not in "ia" for k in range(pos[0], pos[-1] + 1)):
+            return 0  # separated: the advanced dims go first
+        return sum(width[kind] for kind in kinds[:pos[0]])
+
+    n_pos, t_pos = place("ia"), place("a")
+    if n_pos == t_pos:
+        return None
+    trailing = 0 if "e" in kinds else ndim - consumed  # dims no entry names
+    return n_pos, t_pos, sum(width[kind] for kind in kinds) + trailing
+
+
+def _reorder(a, order, to_torch=True):
+    """``a``, indexed in NumPy's order, with its advanced dims moved to PyTorch's place
+    (or back, with ``to_torch=False``); ``order`` is what :func:`_torch_order` gave."""
+    n_pos, t_pos, basic = order
+    nb = a.ndim - basic
+    src, dst = list(range(n_pos, n_pos + nb)), list(range(t_pos, t_pos + nb))
+    return xp_of(a).moveaxis(a, src, dst) if to_torch else xp_of(a).moveaxis(a, dst, src)
+
+
+def _torch_target(xp, x, idx, v):
+    """The value ``v`` of ``x[idx] = v`` (an advanced ``idx``) as an array NumPy's
+    assignment puts where PyTorch's does: broadcast to PyTorch's result shape, then put
+    in NumPy's order. ``v`` unchanged where both orders agree."""
+    order = _torch_order(idx, x.ndim)
+    if order is None or not hasattr(v, "shape"):
+        return v
+    target = _result_shape(x, idx)
+    return _reorder(xp.broadcast_to(_squeeze_leading(v), target), order, to_torch=False)
+
+
+def _result_shape(x, idx):
+    """The shape of ``x[idx]`` in PyTorch's order."""
+    order = _torch_order(idx, x.ndim)
+    shape = x[idx].shape
+    if order is None:
+        return shape
+    n_pos, t_pos, basic = order
+    nb = len(shape) - basic
+    rest = shape[:n_pos] + shape[n_pos + nb:]
+    return rest[:t_pos] + shape[n_pos:n_pos + nb] + rest[t_pos:]
+
+
 def accumulate_at(out, idx, src):
     """``out[idx] += src`` in place, summing repeated indices."""
     d = _dim_pattern(idx)
@@ -227,7 +305,8 @@ class AdvancedIndex(Node):
         self.lin = _linear_index(xp, idx, x.shape)
         if self.lin is not None:
             return xp.take(x.reshape(-1), self.lin)
-        return x[idx]
+        order = _torch_order(idx, x.ndim)
+        return x[idx] if order is None else _reorder(x[idx], order)
 
     def backward(self, g):
         if self.lin is not None:
@@ -250,7 +329,8 @@ class IndexAccumulate(Node):
             accumulate_at(out, (idx[d],), xp.moveaxis(g, d, 0))
             return xp.moveaxis(out, 0, d)
         out = xp.zeros(shape, dtype=g.dtype)
-        return accumulate_at(out, idx, g)
+        order = _torch_order(idx, len(shape))
+        return accumulate_at(out, idx, g if order is None else _reorder(g, order, False))
 
     def backward(self, gg):
         return apply(AdvancedIndex, gg, self.idx)
@@ -314,7 +394,7 @@ class IndexPut(Node):
         self.v_shape = v.shape if is_array else None
         out = x.copy()
         if is_array:
-            v = _squeeze_leading(v)
+            v = _torch_target(xp_of(x), x, idx, _squeeze_leading(v))
         if accumulate:
             accumulate_at(out, idx, v * alpha if alpha != 1 else v)
         else:
@@ -415,19 +495,24 @@ def setitem(self, index, value):
         target = self._data[idx].shape
         if is_t:
             _check_value_shape(value._data.shape, target, value.type())
+            check_inplace_overlap(self._data[idx], (value,))
     if not (is_grad_enabled() and (self.requires_grad or is_t and value.requires_grad)):
         v = value._data if is_t else value
         try:
-            self._data[idx] = _squeeze_leading(v) if is_t else v
+            if is_t and advanced:
+                self._data[idx] = _torch_target(xp_of(self._data), self._data, idx,
+                                                _squeeze_leading(v))
+            else:
+                self._data[idx] = _squeeze_leading(v) if is_t else v
         except ValueError:
             raise RuntimeError(
                 f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast "
-                f"to indexing result of shape {list(self._data[idx].shape)}") from None
+                f"to indexing result of shape {list(_result_shape(self._data, idx))}") from None
         self._bump_version()
         return
     if advanced:
         if is_t:
-            target = self._data[idx].shape
+            target = _result_shape(self._data, idx)
             try:
                 np.broadcast_shapes(_strip_leading_ones(value._data.shape, len(target)), target)
             except ValueError:

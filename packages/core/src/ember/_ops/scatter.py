@@ -347,7 +347,8 @@ def _size(input, d):
 def index_select(input, dim, index, *, out=None):
     """The entries of ``input`` at ``index`` (a 1-d integer tensor) along ``dim``."""
     d, idx, tup = _dim_index("index_select", input, dim, index)
-    _check_bounds(idx, _size(input, d), d, prefix="index_select(): ")
+    # no negative indices here, as in PyTorch (unlike t[index], take and index_fill)
+    _check_bounds(idx, _size(input, d), d, allow_negative=False, prefix="index_select(): ")
     res = apply(AdvancedIndex, _as_1d(input), tup)
     if input._data.ndim == 0:
         res = res.reshape(())
@@ -553,6 +554,11 @@ def take_along_dim(input, indices, dim=None, *, out=None):
             f"torch.take_along_dim(): input and indices should have the same number of "
             f"dimensions, but got {n} dimensions for input, and {k} dimensions for indices")
     d = wrap_dim(dim, n)
+    # along a dim PyTorch counts a negative index from the end (gather does not)
+    _check_bounds(indices._data, input._data.shape[d] if n else 1, d,
+                  exc=IndexOutOfBoundsError)
+    if indices._data.size and int(indices._data.min()) < 0:
+        indices = indices.remainder(input._data.shape[d] if n else 1)
     xs, ishape = list(input._data.shape), list(indices._data.shape)
     bx, bi = xs[:], ishape[:]
     bx[d] = bi[d] = 1

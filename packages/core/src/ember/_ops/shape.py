@@ -952,6 +952,8 @@ def as_strided(input, size, stride, storage_offset=None):
                            f"got strides: {list(stride)}")
     root, own = _storage_root(input._data)
     offset = own if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     need = 0 if 0 in size else \
         offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
     item = input._data.itemsize

@@ -98,8 +98,10 @@ def load_zip(stream, name: str, options: LoadOptions, mmap_path=None):
         record = f"data/{key}"
         nbytes = numel * item
         if mapped is not None and not swap:
-            if reader.record_size(record) < nbytes:
-                raise CorruptFileError(f"{name}: record {record} is shorter than its storage")
+            if reader.record_size(record) != nbytes:
+                raise CorruptFileError(f"{name}: record {record} holds "
+                                       f"{reader.record_size(record)} bytes where {nbytes} "
+                                       "were expected")
             offset = reader.data_offset(record)
             if offset + nbytes > len(mapped):
                 raise CorruptFileError(f"{name} is truncated: {record} runs past its end")

@@ -6,9 +6,11 @@ import contextlib
 import io
 import os
 import pickle
+import re
 import secrets
 import stat
 import sys
+import time
 from collections import OrderedDict
 
 import numpy as np
@@ -20,6 +22,11 @@ from ember._device import device as _device_cls
 from ember._serialization._format import STORAGE_NAMES, _parameter_class
 from ember._serialization._zip import ZipWriter
 from ember._tensor import Size, Tensor
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, stale temporary files stay
+    fcntl = None
 
 try:
     from numpy.lib.array_utils import byte_bounds
@@ -250,7 +257,9 @@ def atomic_path(path):
     # final rename is atomic), which is fsync'ed, then renamed over ``path`` with os.replace:
     # a reader, or a crash at any point, sees the previous file or the new one, never a
     # partial file. The directory is fsync'ed too, so that the rename itself survives a power
-    # loss. A killed process may leave its ``.<name>.<random>.tmp`` file behind.
+    # loss. A killed process may leave its ``.<name>.<random>.tmp`` file behind: each save
+    # holds an advisory lock on its temporary file (released by the system when the process
+    # dies), and a later save of the same name removes the ones nobody holds any more.
     """
     path = os.fspath(path)
     if isinstance(path, bytes):
@@ -261,17 +270,21 @@ def atomic_path(path):
     mode = None
     with contextlib.suppress(OSError):
         mode = stat.S_IMODE(os.stat(path).st_mode)
+    remove_stale_temporaries(directory, os.path.basename(path))
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(100):
         tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
         try:
-            os.close(os.open(tmp, flags, 0o666))  # the umask applies, as for open()
+            lock_fd = os.open(tmp, flags, 0o666)  # the umask applies, as for open()
             break
         except FileExistsError:
             continue
     else:
         raise FileExistsError(f"could not create a temporary file next to {path}")
     try:
+        if fcntl is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         yield tmp
         fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
@@ -285,7 +298,55 @@ def atomic_path(path):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        os.close(lock_fd)
     _fsync_directory(directory)
+
+
+# A temporary file this young is left alone even if unlocked: its save may not have taken
+# the lock yet.
+STALE_AFTER_SECONDS = 10.0
+
+
+def remove_stale_temporaries(directory: str, name: str) -> list[str]:
+    """Remove the ``.<name>.<12 hex>.tmp`` files in ``directory`` that killed saves left:
+    regular files of this user, older than STALE_AFTER_SECONDS, whose lock no save holds.
+    Returns the paths removed. Nothing is removed where advisory locks are missing."""
+    if fcntl is None:
+        return []
+    pattern = re.compile(r"\." + re.escape(name) + r"\.[0-9a-f]{12}\.tmp")
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return []
+    removed = []
+    now = time.time()
+    for entry in entries:
+        if not pattern.fullmatch(entry):
+            continue
+        tmp = os.path.join(directory, entry)
+        try:
+            fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid()
+                    or now - st.st_mtime < STALE_AFTER_SECONDS):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a save in progress holds it
+            # still the file we locked (not replaced by a new save meanwhile)
+            if os.stat(tmp, follow_symlinks=False).st_ino == st.st_ino:
+                os.unlink(tmp)
+                removed.append(tmp)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return removed
 
 
 def is_special_file(path) -> bool:

@@ -129,8 +129,16 @@ class ZipReader:
         if not infos:
             raise CorruptFileError(f"{name} is an empty zip archive, not a checkpoint")
         prefix = infos[0].filename.split("/", 1)[0] + "/"
-        self._records = {info.filename[len(prefix):]: info for info in infos
-                         if info.filename.startswith(prefix)}
+        for info in infos:
+            # as PyTorch: every record inside the archive's one folder (nothing like
+            # "../x" or "/x", which an extracting tool would write elsewhere)
+            parts = info.filename.split("/")
+            if (not info.filename.startswith(prefix) or prefix in ("/", "./", "../")
+                    or ".." in parts or "\\" in info.filename):
+                raise CorruptFileError(
+                    f"{name} is not a valid checkpoint: its record '{info.filename}' is not "
+                    f"inside the archive's folder '{prefix}'")
+        self._records = {info.filename[len(prefix):]: info for info in infos}
         if "data.pkl" not in self._records:
             if "constants.pkl" in self._records:
                 raise RuntimeError(
@@ -175,14 +183,15 @@ class ZipReader:
     def read_into(self, name: str, nbytes: int, *, verify: bool = True) -> np.ndarray:
         """A record's first ``nbytes`` bytes in a new writable uint8 array."""
         info = self._info(name)
-        if info.file_size < nbytes:
+        # the size the record declares is checked before anything is read or inflated
+        if info.file_size != nbytes:
             raise CorruptFileError(
                 f"record '{name}' of {self._name} holds {info.file_size} bytes where "
                 f"{nbytes} were expected")
         out = np.empty(nbytes, dtype=np.uint8)
         if info.compress_type != zipfile.ZIP_STORED:
             with self._zip.open(info) as src:
-                data = src.read()
+                data = src.read(nbytes)
             out[...] = np.frombuffer(data, dtype=np.uint8, count=nbytes)
             return out
         self._stream.seek(self.data_offset(name))

@@ -17,6 +17,7 @@ arrays in place and bump the tensors' version counters, as PyTorch's in-place op
 from __future__ import annotations
 
 from ember._backend import backend_of, register_kernel
+from ember._C._core import check_inplace_overlap
 
 __all__ = ["update", "register", "lerp_"]
 
@@ -48,6 +49,7 @@ def update(name, param, grad, buffers, *scalars) -> None:
     the parameter's device: ``kernel(p, g, buffers, *scalars)`` on arrays.
     """
     p = param._data
+    check_inplace_overlap(p, ())  # an expanded parameter: PyTorch's error
     g = grad._data
     arrays = [None if b is None else b._data for b in buffers]
     for b in arrays:

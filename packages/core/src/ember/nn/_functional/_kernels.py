@@ -234,6 +234,8 @@ def scatter_add_planes(g, idx, size):
     xp = xp_of(g)
     p = g.shape[0]
     gx = xp.zeros((p, size), g.dtype)
+    if gx.size == 0 or g.size == 0:  # nothing to add (and reshape(0, -1) is ambiguous)
+        return gx
     g2 = xp.ascontiguousarray(g.reshape(p, -1))
     i2 = xp.ascontiguousarray(idx.reshape(p, -1))
     return _kernel("scatter_add_planes", g2)(g2, i2, gx)

@@ -217,7 +217,8 @@ def _wino_backward(x, g, w, geo, in_sp, need_input, need_weight, cd):
     if need_weight:
         x = np.ascontiguousarray(x, dtype=cd)
         c = x.shape[1]
-        du = np.empty((16, cout, c), dtype=cd)
+        # zeros, not empty: an empty batch runs no chunk and must give a zero gradient
+        du = (np.zeros if n == 0 else np.empty)((16, cout, c), dtype=cd)
     else:
         du = None
     if need_input:
@@ -352,7 +353,8 @@ def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True, cols=N
     if need_weight:
         x5 = _as5(x, nd)
         c = x5.shape[1]
-        gw = xp.empty((groups, og, (c // groups) * kk), dtype=cd)
+        # zeros, not empty: an empty batch runs no chunk and must give a zero gradient
+        gw = (xp.zeros if n == 0 else xp.empty)((groups, og, (c // groups) * kk), dtype=cd)
     else:
         x5 = gw = None
     if need_input:
@@ -401,7 +403,8 @@ def conv_input_grad(g, w, b, geo, in_sp):
     gx, _ = conv_backward(None, g, w, geo, in_sp, need_input=True, need_weight=False)
     if b is not None:
         n, c = gx.shape[:2]
-        gx.reshape(n, c, -1)[...] += b.reshape(c, 1).astype(gx.dtype, copy=False)
+        gx.reshape(n, c, math.prod(gx.shape[2:]))[...] += b.reshape(c, 1).astype(gx.dtype,
+                                                                                copy=False)
     return gx
 
 
@@ -638,10 +641,19 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
             f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
             f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
             f"actual input size")
+    _check_empty(input)
     out_sp = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride, strict=False))
     geo = _Geometry(nd, ksize, stride, pad_lo, dilation, groups)
     out = apply(Convolution, input, weight, bias, geo, out_sp)
     return out.squeeze(0) if unbatched else out
+
+
+def _check_empty(input):
+    # PyTorch's rule: an empty batch or no channels gives an empty output, other
+    # zero-size inputs (an empty spatial dim) are refused
+    if input.numel() == 0 and input.shape[0] and input.shape[1]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got "
+                           f"input shape: {list(input.shape)}")
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -738,7 +750,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     in_sp = tuple(input.shape[2:])
     out_sp = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
                    zip(in_sp, stride, padding, dilation, ksize, output_padding, strict=False))
-    if any(o <= 0 for o in out_sp):
+    _check_empty(input)
+    if any(o <= 0 for o in out_sp) and not (input.numel() == 0 and min(out_sp) == 0):
         raise RuntimeError(
             f"Given input size per channel: ({' x '.join(map(str, in_sp))}). Calculated output "
             f"size per channel: ({' x '.join(map(str, out_sp))}). Output size is too small")

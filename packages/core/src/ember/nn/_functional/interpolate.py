@@ -163,7 +163,7 @@ class _Pass:
     """One 1-d pass along ``axis``: n_in -> n_out with (index, weight) tables; weight None
     when every tap weighs 1."""
 
-    __slots__ = ("axis", "n_in", "n_out", "index", "weight", "_dev", "_transpose")
+    __slots__ = ("axis", "n_in", "n_out", "index", "weight", "_dev", "_transpose", "padded")
 
     def __init__(self, axis, n_in, n_out, index, weight):
         self.axis, self.n_in, self.n_out = axis, n_in, n_out
@@ -175,6 +175,7 @@ class _Pass:
                 weight = None
         self.index, self.weight = np.ascontiguousarray(index), weight
         self._dev, self._transpose = {}, None
+        self.padded = False  # zero weights that pad windows (area): they must add 0, not 0 * x
 
     @property
     def identity(self):
@@ -235,7 +236,9 @@ def _make_pass(mode, axis, n_in, n_out, scale, align_corners, antialias, ct_name
         idx, w = _cubic_table(n_in, n_out, scale, align_corners, ct)
     else:
         idx, w = _linear_table(n_in, n_out, scale, align_corners, ct)
-    return _Pass(axis, n_in, n_out, idx, w)
+    p = _Pass(axis, n_in, n_out, idx, w)
+    p.padded = mode == "area"
+    return p
 
 
 # ---------------------------------------------------------------------------------------
@@ -253,6 +256,10 @@ def _gather(x, p):
         tap = xp.take(x, index[t], axis=p.axis)
         if weight is not None:
             tap *= weight[t].reshape(bshape)
+            if p.padded:  # an inf or NaN outside the window must not leak in as 0 * inf
+                pad = weight[t] == 0
+                if pad.any():
+                    tap[(slice(None),) * p.axis + (pad,)] = 0
         out += tap
     return out
 

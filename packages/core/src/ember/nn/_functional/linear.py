@@ -28,7 +28,7 @@ class Linear(Node):
         if x.ndim == 2:
             y = x @ w.T
         else:
-            y = (x.reshape(-1, k) @ w.T).reshape(x.shape[:-1] + (n,))
+            y = (x.reshape(math.prod(x.shape[:-1]), k) @ w.T).reshape(x.shape[:-1] + (n,))
         if b is not None:
             y += b
         self._bias_1d = b is None or b.shape == (n,)
@@ -40,20 +40,20 @@ class Linear(Node):
         n, k = w.shape
         gx = gw = gb = None
         if is_grad_enabled():  # create_graph: a recorded backward
-            g2 = g.reshape(-1, n)
+            g2 = g.reshape(math.prod(g.shape[:-1]), n)
             if need[0]:
                 gx = (g2 @ w).reshape(tuple(x.shape))
             if need[1]:
-                gw = g2.mT @ x.reshape(-1, k)
+                gw = g2.mT @ x.reshape(math.prod(x.shape[:-1]), k)
             if need[2]:
                 gb = g2.sum(0) if self._bias_1d else g
             return gx, gw, gb
         ga = g._data
-        g2 = ga.reshape(-1, n)
+        g2 = ga.reshape(math.prod(ga.shape[:-1]), n)
         if need[0]:
             gx = wrap((g2 @ w._data).reshape(x._data.shape))
         if need[1]:
-            gw = wrap(g2.T @ x._data.reshape(-1, k))
+            gw = wrap(g2.T @ x._data.reshape(math.prod(x._data.shape[:-1]), k))
         if need[2]:
             gb = wrap(g2.sum(0)) if self._bias_1d else g
         return gx, gw, gb

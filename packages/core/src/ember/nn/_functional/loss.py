@@ -345,7 +345,8 @@ class NLLLoss(Node):
         self.total = float(self.wt.sum(dtype=np.float64))
         self.tc = tc
         picked = xp.take_along_axis(x.reshape(N, C, S), tc[:, None, :], axis=1)[:, 0]
-        loss = -picked * self.wt
+        # an ignored position adds 0 whatever it holds (0 * NaN would be NaN)
+        loss = xp.where(valid, -picked * self.wt, 0).astype(x.dtype, copy=False)
         if reduction == "none":
             return loss.reshape(out_shape)
         s = float(loss.sum(dtype=np.float64))

@@ -91,7 +91,8 @@ class BatchNorm(Node):
         y, mean, var, invstd = K.batch_norm_forward(
             x3, _contiguous(xp, weight) if weight is not None else None,
             _contiguous(xp, bias) if bias is not None else None, rm, rv, training, eps)
-        if training and stats is not None:
+        # an empty batch leaves the running statistics as they are (PyTorch's rule)
+        if training and stats is not None and x3.size:
             _update_running(stats, mean, var, momentum, x3.shape[0] * x3.shape[2])
         # evaluation: keep the statistics used (the buffers may change before backward)
         self.mean = mean if training else mean.copy()
@@ -110,6 +111,9 @@ class BatchNorm(Node):
         w = _contiguous(xp, weight._data) if weight is not None else None
         dx, dw, db = K.batch_norm_backward(dy, x3, self.mean, self.invstd, w, self.training,
                                            need[0], need[1] or need[2])
+        if x3.size == 0 and dw is not None:
+            # an empty batch: zero sums (the kernel would scale them by a NaN invstd)
+            dw, db = xp.zeros_like(dw), xp.zeros_like(db)
         return (wrap(dx.reshape(x.shape)) if need[0] else None,
                 wrap(dw) if need[1] else None, wrap(db) if need[2] else None)
 
@@ -353,7 +357,7 @@ class GroupNorm(Node):
         y, self.mean, var, self.rstd = K.group_norm_forward(
             x3, groups, _contiguous(xp, weight) if weight is not None else None,
             _contiguous(xp, bias) if bias is not None else None, eps)
-        if stats is not None:
+        if stats is not None and x3.size:
             # PyTorch's: each sample's statistics update the running ones, then the
             # batch average of the N updated copies is kept.
             _update_running(stats, self.mean.mean(axis=0), var.mean(axis=0), momentum,

@@ -138,7 +138,8 @@ class _ScatterPlanes(Node):
         dt = g.dtype
         planes = idx.shape[0]
         size = math.prod(in_shape[2:])
-        gx = K.scatter_add_planes(_upcast(g).reshape(planes, -1), idx, size)
+        per_plane = math.prod(g.shape) // planes if planes else 0  # reshape(0, -1) fails
+        gx = K.scatter_add_planes(_upcast(g).reshape(planes, per_plane), idx, size)
         return gx.reshape(in_shape).astype(dt, copy=False)
 
     def name(self):

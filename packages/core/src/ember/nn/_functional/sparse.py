@@ -97,12 +97,12 @@ class Embedding(Node):
         if is_grad_enabled():  # create_graph: a recorded scatter-add
             from ember._ops.creation import zeros
 
-            src = g.reshape(-1, self.dim)
+            src = g.reshape(len(idx), self.dim)  # not -1: dim may be 0
             if scale is not None:
                 src = src * wrap(scale.astype(self.dtype)[:, None])
             out = zeros((self.num, self.dim), dtype=g.dtype, device=g.device)
             return out.index_add(0, wrap(idx), src)
-        src = g._data.reshape(-1, self.dim)
+        src = g._data.reshape(len(idx), self.dim)
         if scale is not None:
             src = src * scale.astype(self.dtype)[:, None]
         out = xp.zeros((self.num, self.dim), dtype=self.dtype)
