@@ -1,0 +1,161 @@
+"""embervision.ops: box ops against closed forms, NMS against a brute-force greedy loop,
+RoI pooling gradients against finite differences, and the model blocks."""
+
+import numpy as np
+import pytest
+
+import ember
+import embervision.ops as ops
+from ember.autograd import gradcheck
+
+
+def test_box_iou_closed_form():
+    a = ember.tensor([[0.0, 0.0, 2.0, 2.0]])
+    b = ember.tensor([[1.0, 1.0, 3.0, 3.0], [5.0, 5.0, 6.0, 6.0], [0.0, 0.0, 2.0, 2.0]])
+    np.testing.assert_allclose(ops.box_iou(a, b).numpy(), [[1 / 7, 0.0, 1.0]], rtol=1e-6)
+    # GIoU of the first pair: 1/7 - (9 - 7) / 9
+    np.testing.assert_allclose(ops.generalized_box_iou(a, b).numpy()[0, 0], 1 / 7 - 2 / 9,
+                               rtol=1e-6)
+    # DIoU: centres (1,1) and (2,2), enclosing diagonal^2 = 18
+    np.testing.assert_allclose(ops.distance_box_iou(a, b).numpy()[0, 0], 1 / 7 - 2 / 18,
+                               rtol=1e-5)
+    # same aspect ratio: CIoU == DIoU
+    np.testing.assert_allclose(ops.complete_box_iou(a, b).numpy(),
+                               ops.distance_box_iou(a, b).numpy(), rtol=1e-6)
+    assert tuple(ops.box_iou(ember.zeros(0, 4), b).shape) == (0, 3)
+
+
+def test_box_convert_roundtrip_and_area():
+    b = ember.tensor([[1.0, 2.0, 4.0, 8.0]])
+    np.testing.assert_allclose(ops.box_convert(b, "xyxy", "xywh").numpy(), [[1, 2, 3, 6]])
+    np.testing.assert_allclose(ops.box_convert(b, "xyxy", "cxcywh").numpy(), [[2.5, 5, 3, 6]])
+    np.testing.assert_allclose(
+        ops.box_convert(ops.box_convert(b, "xyxy", "cxcywh"), "cxcywh", "xyxy").numpy(),
+        b.numpy())
+    assert float(ops.box_area(b)) == 18.0
+    with pytest.raises(ValueError, match="Unsupported"):
+        ops.box_convert(b, "xyxy", "yxyx")
+    with pytest.raises(ValueError, match=r"\(\.\.\., 4\)"):
+        ops.box_area(ember.zeros(3, 3))
+
+
+def _greedy(boxes, scores, thr):
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    keep = []
+    for i in order:
+        ok = True
+        for j in keep:
+            iou = ops.box_iou(ember.tensor(boxes[i:i + 1]), ember.tensor(boxes[j:j + 1]))
+            if float(iou) > thr:
+                ok = False
+                break
+        if ok:
+            keep.append(i)
+    return keep
+
+
+def test_nms_matches_greedy_definition():
+    rng = np.random.default_rng(0)
+    xy = rng.uniform(0, 20, (40, 2))
+    boxes = np.concatenate([xy, xy + rng.uniform(1, 10, (40, 2))], 1).astype(np.float32)
+    scores = rng.permutation(40).astype(np.float32)
+    keep = ops.nms(ember.tensor(boxes), ember.tensor(scores), 0.4)
+    assert keep.dtype == ember.int64
+    assert keep.tolist() == _greedy(boxes, scores, 0.4)
+    assert ops.nms(ember.zeros(0, 4), ember.zeros(0), 0.5).numel() == 0
+    with pytest.raises(ValueError, match="scores"):
+        ops.nms(ember.tensor(boxes), ember.tensor(scores[:3]), 0.5)
+
+
+def test_batched_nms_keeps_categories_apart():
+    boxes = ember.tensor([[0.0, 0, 10, 10], [0.0, 0, 10, 10], [1.0, 1, 10, 10]])
+    scores = ember.tensor([0.9, 0.8, 0.7])
+    assert ops.batched_nms(boxes, scores, ember.tensor([0, 1, 0]), 0.5).tolist() == [0, 1]
+    assert ops.nms(boxes, scores, 0.5).tolist() == [0]
+
+
+def test_small_boxes_clip_and_masks():
+    b = ember.tensor([[0.0, 0, 1, 5], [0.0, 0, 3, 3], [-2.0, -1, 30, 7]])
+    assert ops.remove_small_boxes(b, 2.0).tolist() == [1, 2]
+    np.testing.assert_array_equal(ops.clip_boxes_to_image(b, (6, 20)).numpy()[2], [0, 0, 20, 6])
+    masks = ember.zeros(1, 5, 6, dtype=ember.uint8)
+    masks[0, 1:3, 2:5] = 1
+    np.testing.assert_array_equal(ops.masks_to_boxes(masks).numpy(), [[2, 1, 4, 2]])
+
+
+def test_roi_align_closed_form_and_gradcheck():
+    # On a linear ramp, bilinear sampling is exact: the bin average is the value at its centre.
+    x = ember.arange(8, dtype=ember.float64).reshape(1, 1, 1, 8).expand(1, 1, 8, 8).contiguous()
+    rois = ember.tensor([[0.0, 1.0, 1.0, 5.0, 5.0]], dtype=ember.float64)
+    out = ops.roi_align(x, rois, 2, aligned=True)
+    np.testing.assert_allclose(out.numpy()[0, 0], [[1.5, 3.5], [1.5, 3.5]], atol=1e-12)
+    inp = ember.rand(2, 2, 6, 7, dtype=ember.float64).requires_grad_()
+    boxes = [ember.tensor([[0.5, 1.0, 4.0, 5.5]], dtype=ember.float64),
+             ember.tensor([[1.0, 0.2, 6.0, 3.0], [2.0, 2.0, 3.0, 3.0]], dtype=ember.float64)]
+    assert gradcheck(lambda t: ops.roi_align(t, boxes, (2, 3), 1.0, 2, False), (inp,))
+    assert gradcheck(lambda t: ops.RoIAlign((2, 2), 0.5, -1, True)(t, boxes), (inp,))
+
+
+def test_roi_pool_max_and_gradcheck():
+    x = ember.arange(36, dtype=ember.float64).reshape(1, 1, 6, 6)
+    out = ops.roi_pool(x, ember.tensor([[0.0, 0, 0, 5, 5]], dtype=ember.float64), 2)
+    np.testing.assert_array_equal(out.numpy()[0, 0], [[14, 17], [32, 35]])
+    inp = ember.from_numpy(np.random.default_rng(0).permutation(84).reshape(1, 2, 6, 7)
+                           .astype(np.float64)).requires_grad_()
+    rois = ember.tensor([[0.0, 0.0, 1.0, 4.0, 5.0]], dtype=ember.float64)
+    assert gradcheck(lambda t: ops.RoIPool((2, 2), 1.0)(t, rois), (inp,))
+    with pytest.raises(ValueError, match="Tensor\\[K, 5\\]"):
+        ops.roi_pool(inp, ember.zeros(3, 4), 2)
+    with pytest.raises(IndexError, match="batch index"):
+        ops.roi_align(inp, ember.tensor([[3.0, 0, 0, 1, 1]], dtype=ember.float64), 2)
+
+
+def test_sigmoid_focal_loss_gamma_zero_is_bce():
+    x = ember.randn(5, 3)
+    t = (ember.rand(5, 3) > 0.5).float()
+    bce = ember.nn.functional.binary_cross_entropy_with_logits(x, t, reduction="sum")
+    np.testing.assert_allclose(float(ops.sigmoid_focal_loss(x, t, alpha=-1, gamma=0,
+                                                            reduction="sum")), float(bce),
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="reduction"):
+        ops.sigmoid_focal_loss(x, t, reduction="avg")
+
+
+def test_blocks():
+    block = ops.Conv2dNormActivation(3, 8, 3, stride=2)
+    assert list(block.state_dict()) == ["0.weight", "1.weight", "1.bias", "1.running_mean",
+                                        "1.running_var", "1.num_batches_tracked"]
+    assert tuple(block(ember.rand(2, 3, 9, 9)).shape) == (2, 8, 5, 5)
+    assert block[0].bias is None
+    se = ops.SqueezeExcitation(8, 2)
+    assert tuple(se(ember.rand(2, 8, 4, 4)).shape) == (2, 8, 4, 4)
+    mlp = ops.MLP(4, [8, 3], dropout=0.1)
+    assert [type(m).__name__ for m in mlp] == ["Linear", "ReLU", "Dropout", "Linear", "Dropout"]
+    assert tuple(ops.Permute([0, 2, 3, 1])(ember.rand(1, 2, 3, 4)).shape) == (1, 3, 4, 2)
+
+
+def test_frozen_batchnorm_matches_eval_batchnorm():
+    bn = ember.nn.BatchNorm2d(4)
+    bn.running_mean.copy_(ember.randn(4))
+    bn.running_var.copy_(ember.rand(4) + 0.5)
+    bn.weight.data.copy_(ember.randn(4))
+    bn.eval()
+    frozen = ops.FrozenBatchNorm2d(4)
+    frozen.load_state_dict(bn.state_dict())
+    x = ember.randn(2, 4, 3, 3)
+    np.testing.assert_allclose(frozen(x).numpy(), bn(x).detach().numpy(), atol=1e-5)
+
+
+def test_stochastic_depth():
+    x = ember.ones(1000, 3)
+    ember.manual_seed(0)
+    out = ops.stochastic_depth(x, 0.3, "row")
+    rows = out[:, 0].numpy()
+    assert np.all(np.isclose(rows, 0.0) | np.isclose(rows, 1 / 0.7))
+    assert (out.numpy() == out.numpy()[:, :1]).all()
+    assert abs((rows == 0).mean() - 0.3) < 0.06
+    assert ops.stochastic_depth(x, 0.3, "row", training=False) is x
+    m = ops.StochasticDepth(0.5, "batch").eval()
+    assert m(x) is x
+    with pytest.raises(ValueError, match="mode"):
+        ops.stochastic_depth(x, 0.3, "col")
