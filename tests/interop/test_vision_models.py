@@ -12,8 +12,15 @@ import ember  # noqa: E402
 import embervision.models as models  # noqa: E402
 
 ALL = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
-       "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2"]
-FORWARD = ["resnet18", "resnet50", "resnext50_32x4d"]
+       "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2",
+       "alexnet", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
+       "vgg19_bn", "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_large",
+       "mobilenet_v3_small", "densenet121", "densenet161", "densenet169", "densenet201"]
+FORWARD = ["resnet18", "resnet50", "resnext50_32x4d", "alexnet", "vgg11_bn", "squeezenet1_0",
+           "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small",
+           "densenet121"]
+# Inputs big enough for every architecture's pooling (AlexNet needs 63x63).
+SIZE = {"alexnet": 64, "vgg11_bn": 32}
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -31,14 +38,15 @@ def test_torchvision_checkpoint_loads_and_outputs_agree(name, tmp_path):
     # Non-trivial batch-norm statistics, so that eval mode is really tested.
     with torch.no_grad():
         for m in ref.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
+            if isinstance(m, torch.nn.BatchNorm2d) and m.running_mean is not None:
                 m.running_mean.uniform_(-0.1, 0.1)
                 m.running_var.uniform_(0.5, 1.5)
     torch.save(ref.state_dict(), tmp_path / "w.pth")
     ours = getattr(models, name)(num_classes=10)
     ours.load_state_dict(ember.load(tmp_path / "w.pth"), strict=True)
     ours.eval()
-    x = np.random.default_rng(0).standard_normal((2, 3, 64, 64)).astype(np.float32)
+    side = SIZE.get(name, 64)
+    x = np.random.default_rng(0).standard_normal((2, 3, side, side)).astype(np.float32)
     with torch.no_grad():
         expected = ref(torch.from_numpy(x)).numpy()
     with ember.no_grad():
@@ -47,13 +55,16 @@ def test_torchvision_checkpoint_loads_and_outputs_agree(name, tmp_path):
 
 
 def test_weights_metadata_matches():
-    for enum_name in ["ResNet18_Weights", "ResNet50_Weights", "ResNeXt101_64X4D_Weights",
-                      "Wide_ResNet101_2_Weights"]:
+    names = [n for n in dir(models) if n.endswith("_Weights")]
+    assert len(names) == 28
+    for enum_name in names:
         ours, theirs = getattr(models, enum_name), getattr(tv_models, enum_name)
         assert [w.name for w in ours] == [w.name for w in theirs]
         for a, b in zip(ours, theirs):
             assert a.url == b.url
             assert a.meta["categories"] == b.meta["categories"]
-            assert a.meta["_metrics"] == b.meta["_metrics"]
+            assert str(a.meta["_metrics"]) == str(b.meta["_metrics"])  # nan for VGG16 features
+            assert a.meta["min_size"] == b.meta["min_size"]
+            assert a.transforms().resize_size == b.transforms().resize_size
             assert a.meta["num_params"] == b.meta["num_params"]
         assert ours.DEFAULT.name == theirs.DEFAULT.name

@@ -85,3 +85,43 @@ def test_offline_error_says_where_to_put_the_file(tmp_path):
     url = (tmp_path / "missing-12345678.pth").as_uri()
     with pytest.raises(RuntimeError, match="put the file at"):
         load_state_dict_from_url(url, model_dir=str(tmp_path / "c"), progress=False)
+
+
+@pytest.mark.parametrize("name", ["squeezenet1_1", "mobilenet_v2", "mobilenet_v3_small",
+                                  "densenet121"])
+def test_small_architectures_forward(name):
+    ember.manual_seed(0)
+    m = models.get_model(name, num_classes=5).eval()
+    with ember.no_grad():
+        out = m(ember.rand(1, 3, 32, 32))
+    assert tuple(out.shape) == (1, 5) and bool(ember.isfinite(out).all())
+
+
+def test_densenet_loads_the_old_key_names(monkeypatch):
+    from embervision.models import densenet
+
+    m = models.densenet121(num_classes=4)
+    old = {}
+    for k, v in m.state_dict().items():
+        for part in ("norm1", "norm2", "conv1", "conv2"):
+            k = k.replace(f".{part}.", f".{part[:-1]}.{part[-1]}.") if "denselayer" in k else k
+        old[k] = v
+    assert "features.denseblock1.denselayer1.norm.1.weight" in old
+
+    class FakeWeights:
+        def get_state_dict(self, progress, check_hash):
+            return dict(old)
+
+    fresh = models.densenet121(num_classes=4)
+    densenet._load_state_dict(fresh, FakeWeights(), False)
+    np.testing.assert_array_equal(fresh.features.denseblock1.denselayer1.norm1.weight.numpy(),
+                                  m.features.denseblock1.denselayer1.norm1.weight.numpy())
+
+
+def test_all_builders_are_registered():
+    expected = {"alexnet", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn",
+                "vgg19", "vgg19_bn", "squeezenet1_0", "squeezenet1_1", "mobilenet_v2",
+                "mobilenet_v3_large", "mobilenet_v3_small", "densenet121", "densenet161",
+                "densenet169", "densenet201"}
+    assert expected <= set(models.list_models())
+    assert models.VGG16_Weights.IMAGENET1K_FEATURES.meta["categories"] is None

@@ -202,6 +202,50 @@ def weights_of(enum: type[WeightsEnum]):
     return wrapper
 
 
+def classification_weights(stem: str, num_params: int, recipe: str, acc1: float, acc5: float,
+                           ops: float, file_size: float, min_size=(1, 1), categories="imagenet",
+                           **preset) -> Weights:
+    """ImageNet-1K classification weights at download.pytorch.org/models/<stem>.pth, with the
+    ImageClassification preset (``crop_size=224`` unless given)."""
+    from functools import partial
+
+    from embervision.models._meta import IMAGENET_CATEGORIES
+    from embervision.transforms._presets import ImageClassification
+
+    preset.setdefault("crop_size", 224)
+    return Weights(
+        url=f"https://download.pytorch.org/models/{stem}.pth",
+        transforms=partial(ImageClassification, **preset),
+        meta={"min_size": min_size,
+              "categories": IMAGENET_CATEGORIES if categories == "imagenet" else categories,
+              "num_params": num_params,
+              "recipe": recipe, "_metrics": {"ImageNet-1K": {"acc@1": acc1, "acc@5": acc5}},
+              "_ops": ops, "_file_size": file_size},
+    )
+
+
+def make_builder(name: str, enum, build, doc: str):
+    """A keyword-only builder ``name(*, weights=None, progress=True, **kwargs)`` that checks
+    ``weights`` against ``enum``, calls ``build(weights, progress, **kwargs)`` and is
+    registered under ``name``."""
+
+    def builder(*, weights=None, progress: bool = True, **kwargs):
+        weights = enum.verify(weights)
+        if weights is not None and weights.meta["categories"] is not None:
+            ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+        return build(weights, progress, **kwargs)
+
+    builder.__name__ = builder.__qualname__ = name
+    builder.__doc__ = (
+        f"{doc}\n\n    Args:\n"
+        f"        weights (:class:`{enum.__name__}`, optional): pretrained weights; None for\n"
+        "            random initialization.\n"
+        "        progress (bool): show a download progress bar. Default: True.\n"
+        "        **kwargs: passed to the model class.\n"
+    )
+    return register_model(name)(weights_of(enum)(builder))
+
+
 def ovewrite_named_param(kwargs: dict, param: str, new_value) -> None:
     if param in kwargs:
         if kwargs[param] != new_value:
