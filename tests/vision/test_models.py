@@ -114,8 +114,8 @@ def test_densenet_loads_the_old_key_names(monkeypatch):
 
     fresh = models.densenet121(num_classes=4)
     densenet._load_state_dict(fresh, FakeWeights(), False)
-    np.testing.assert_array_equal(fresh.features.denseblock1.denselayer1.norm1.weight.numpy(),
-                                  m.features.denseblock1.denselayer1.norm1.weight.numpy())
+    np.testing.assert_array_equal(fresh.features.denseblock1.denselayer1.conv1.weight.detach().numpy(),
+                                  m.features.denseblock1.denselayer1.conv1.weight.detach().numpy())
 
 
 def test_all_builders_are_registered():
