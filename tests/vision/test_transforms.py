@@ -202,3 +202,31 @@ def test_zero_size_and_noncontiguous_inputs():
     assert tuple(F.hflip(empty).shape) == (0, 3, 8, 8)
     strided = IMG.transpose(-1, -2)
     np.testing.assert_array_equal(F.hflip(strided).numpy(), ARR.transpose(0, 2, 1)[:, :, ::-1])
+
+
+def test_autoaugment_family():
+    from embervision.transforms.autoaugment import _apply_op
+
+    u8 = ember.stack([IMG, IMG])
+    for policy in T.AutoAugmentPolicy:
+        aug = T.AutoAugment(policy)
+        assert len(aug.policies) == 25
+        ember.manual_seed(1)
+        a = aug(u8)
+        ember.manual_seed(1)
+        b = aug(u8)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        assert a.dtype == ember.uint8 and tuple(a.shape) == tuple(u8.shape)
+        assert isinstance(aug(PIL_IMG), Image.Image)
+    for t in (T.RandAugment(), T.TrivialAugmentWide(), T.RandAugment(num_ops=3, magnitude=30)):
+        ember.manual_seed(2)
+        out = t(u8)
+        assert out.dtype == ember.uint8 and tuple(out.shape) == tuple(u8.shape)
+        assert t(PIL_IMG).size == PIL_IMG.size
+    # An op at magnitude 0 is the identity, and Invert is 255 - x.
+    np.testing.assert_array_equal(_apply_op(IMG, "Rotate", 0.0, T.InterpolationMode.NEAREST,
+                                            None).numpy(), ARR)
+    np.testing.assert_array_equal(_apply_op(IMG, "Invert", 0.0, T.InterpolationMode.NEAREST,
+                                            None).numpy(), 255 - ARR)
+    with pytest.raises(ValueError, match="not recognized"):
+        _apply_op(IMG, "Blur", 1.0, T.InterpolationMode.NEAREST, None)

@@ -47,8 +47,16 @@ from embervision.transforms._misc import (
     RandomErasing,
 )
 from embervision.transforms._utils import InterpolationMode
+from embervision.transforms.autoaugment import (
+    AutoAugment,
+    AutoAugmentPolicy,
+    RandAugment,
+    TrivialAugmentWide,
+)
 
 __all__ = [
+    "AutoAugment",
+    "AutoAugmentPolicy",
     "CenterCrop",
     "ColorJitter",
     "Compose",
@@ -63,6 +71,7 @@ __all__ = [
     "Normalize",
     "PILToTensor",
     "Pad",
+    "RandAugment",
     "RandomAdjustSharpness",
     "RandomAffine",
     "RandomApply",
@@ -85,5 +94,6 @@ __all__ = [
     "TenCrop",
     "ToPILImage",
     "ToTensor",
+    "TrivialAugmentWide",
     "functional",
 ]

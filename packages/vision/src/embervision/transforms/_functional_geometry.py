@@ -348,12 +348,17 @@ def _apply_grid(img: ember.Tensor, grid: ember.Tensor, mode: InterpolationMode, 
 def _affine_grid(theta, w, h, ow, oh):
     # Output pixel centres in pixels about the image centre, mapped by theta, then normalized
     # to [-1, 1] of the input (align_corners=False).
-    xs = np.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, ow)
-    ys = np.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, oh)
-    base = np.stack(np.broadcast_arrays(xs[None, :], ys[:, None], np.ones((oh, ow))), axis=-1)
-    t = np.asarray(theta, dtype=np.float64).reshape(2, 3)
-    grid = base @ t.T / np.array([0.5 * w, 0.5 * h])
-    return ember.from_numpy(grid[None].astype(np.float32))
+    # In float32, as torchvision computes it: nearest sampling at half-pixel positions is
+    # decided by the last bit.
+    f32 = np.float32
+    xs = np.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, ow, dtype=f32)
+    ys = np.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, oh, dtype=f32)
+    base = np.stack(np.broadcast_arrays(xs[None, :], ys[:, None], np.ones((oh, ow), f32)),
+                    axis=-1)
+    t = np.asarray(theta, dtype=f32).reshape(2, 3)
+    rescaled = t.T / np.array([0.5 * w, 0.5 * h], dtype=f32)
+    grid = base.reshape(-1, 3) @ rescaled
+    return ember.from_numpy(np.ascontiguousarray(grid.reshape(1, oh, ow, 2)))
 
 
 def _pil_fill(fill, img):
