@@ -132,3 +132,42 @@ def test_module_state_dict_keys():
         a = {k: tuple(v.shape) for k, v in ours.state_dict().items()}
         b = {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
         assert a == b
+
+
+def test_feature_pyramid_network_and_multiscale_roi_align(tmp_path):
+    from collections import OrderedDict
+
+    from torchvision.ops.feature_pyramid_network import LastLevelMaxPool as TvPool
+    from torchvision.ops.feature_pyramid_network import LastLevelP6P7 as TvP6P7
+
+    from embervision.ops.feature_pyramid_network import LastLevelMaxPool, LastLevelP6P7
+
+    rng = np.random.default_rng(12)
+    feats = {"a": rng.standard_normal((2, 4, 16, 20)), "b": rng.standard_normal((2, 6, 8, 10)),
+             "c": rng.standard_normal((2, 8, 4, 5))}
+    feats = {k: v.astype(np.float32) for k, v in feats.items()}
+    for ours_extra, theirs_extra in [(LastLevelMaxPool(), TvPool()),
+                                     (LastLevelP6P7(8, 5), TvP6P7(8, 5))]:
+        torch.manual_seed(0)
+        ref = tv_ops.FeaturePyramidNetwork([4, 6, 8], 5, extra_blocks=theirs_extra)
+        torch.save(ref.state_dict(), tmp_path / "fpn.pth")
+        ours = ops.FeaturePyramidNetwork([4, 6, 8], 5, extra_blocks=ours_extra)
+        ours.load_state_dict(ember.load(tmp_path / "fpn.pth"), strict=True)
+        a = ours(OrderedDict((k, ember.from_numpy(v)) for k, v in feats.items()))
+        b = ref(OrderedDict((k, torch.from_numpy(v)) for k, v in feats.items()))
+        assert list(a) == list(b)
+        for k in a:
+            np.testing.assert_allclose(a[k].detach().numpy(), b[k].detach().numpy(), atol=1e-5)
+    maps = {"p2": rng.standard_normal((2, 3, 32, 32)), "p3": rng.standard_normal((2, 3, 16, 16)),
+            "p4": rng.standard_normal((2, 3, 8, 8)), "extra": rng.standard_normal((2, 3, 4, 4))}
+    maps = {k: v.astype(np.float32) for k, v in maps.items()}
+    boxes = [np.array([[0, 0, 20, 30], [5, 5, 120, 100], [10, 20, 60, 40]], np.float32),
+             np.array([[1, 2, 127, 127], [30, 30, 34, 36]], np.float32)]
+    shapes = [(128, 128), (120, 128)]
+    ours = ops.MultiScaleRoIAlign(["p2", "p3", "p4"], 3, 2)
+    theirs = tv_ops.MultiScaleRoIAlign(["p2", "p3", "p4"], 3, 2)
+    a = ours({k: ember.from_numpy(v) for k, v in maps.items()},
+             [ember.from_numpy(b) for b in boxes], shapes)
+    b = theirs({k: torch.from_numpy(v) for k, v in maps.items()},
+               [torch.from_numpy(b) for b in boxes], shapes)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-5)

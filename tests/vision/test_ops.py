@@ -159,3 +159,37 @@ def test_stochastic_depth():
     assert m(x) is x
     with pytest.raises(ValueError, match="mode"):
         ops.stochastic_depth(x, 0.3, "col")
+
+
+def test_feature_pyramid_network_shapes_and_top_down_sum():
+    from collections import OrderedDict
+
+    from embervision.ops.feature_pyramid_network import LastLevelMaxPool, LastLevelP6P7
+
+    x = OrderedDict(c3=ember.rand(1, 4, 8, 8), c4=ember.rand(1, 6, 4, 4))
+    fpn = ops.FeaturePyramidNetwork([4, 6], 3, extra_blocks=LastLevelMaxPool())
+    out = fpn(x)
+    assert list(out) == ["c3", "c4", "pool"]
+    assert [tuple(v.shape) for v in out.values()] == [(1, 3, 8, 8), (1, 3, 4, 4), (1, 3, 2, 2)]
+    with ember.no_grad():
+        top = fpn.inner_blocks[1](x["c4"])
+        up = ember.nn.functional.interpolate(top, size=(8, 8), mode="nearest")
+        expected = fpn.layer_blocks[0](fpn.inner_blocks[0](x["c3"]) + up)
+        np.testing.assert_allclose(out["c3"].detach().numpy(), expected.numpy(), atol=1e-6)
+    p67 = ops.FeaturePyramidNetwork([4, 6], 3, extra_blocks=LastLevelP6P7(6, 3))(x)
+    assert list(p67) == ["c3", "c4", "p6", "p7"]
+    assert list(fpn.state_dict())[:2] == ["inner_blocks.0.0.weight", "inner_blocks.0.0.bias"]
+    with pytest.raises(TypeError, match="ExtraFPNBlock"):
+        ops.FeaturePyramidNetwork([4], 3, extra_blocks=ember.nn.ReLU())
+
+
+def test_multiscale_roi_align_picks_levels():
+    feats = {"p2": ember.rand(1, 2, 64, 64), "p3": ember.rand(1, 2, 32, 32)}
+    boxes = [ember.tensor([[0.0, 0.0, 20.0, 20.0], [0.0, 0.0, 250.0, 250.0]])]
+    pooler = ops.MultiScaleRoIAlign(["p2", "p3"], 2, 2)
+    out = pooler(feats, boxes, [(256, 256)])
+    assert tuple(out.shape) == (2, 2, 2, 2) and pooler.scales == [0.25, 0.125]
+    small = ops.roi_align(feats["p2"], [boxes[0][:1]], 2, 0.25, 2)
+    large = ops.roi_align(feats["p3"], [boxes[0][1:]], 2, 0.125, 2)
+    np.testing.assert_allclose(out.numpy()[0], small.numpy()[0], atol=1e-6)
+    np.testing.assert_allclose(out.numpy()[1], large.numpy()[0], atol=1e-6)

@@ -13,6 +13,7 @@ from embervision.ops.boxes import (
     nms,
     remove_small_boxes,
 )
+from embervision.ops.feature_pyramid_network import FeaturePyramidNetwork
 from embervision.ops.focal_loss import sigmoid_focal_loss
 from embervision.ops.misc import (
     MLP,
@@ -22,14 +23,17 @@ from embervision.ops.misc import (
     Permute,
     SqueezeExcitation,
 )
+from embervision.ops.poolers import MultiScaleRoIAlign
 from embervision.ops.roi_align import RoIAlign, roi_align
 from embervision.ops.roi_pool import RoIPool, roi_pool
 from embervision.ops.stochastic_depth import StochasticDepth, stochastic_depth
 
 __all__ = [
     "MLP",
+    "MultiScaleRoIAlign",
     "Conv2dNormActivation",
     "Conv3dNormActivation",
+    "FeaturePyramidNetwork",
     "FrozenBatchNorm2d",
     "Permute",
     "RoIAlign",
