@@ -171,3 +171,18 @@ def test_feature_pyramid_network_and_multiscale_roi_align(tmp_path):
     b = theirs({k: torch.from_numpy(v) for k, v in maps.items()},
                [torch.from_numpy(b) for b in boxes], shapes)
     np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("sampling_ratio", [-1, 2])
+def test_ps_roi_align_forward_backward(sampling_ratio):
+    x = np.random.default_rng(13).standard_normal((2, 12, 12, 14))
+    rois = _rois(9, 14)
+    ex = ember.from_numpy(x.copy()).requires_grad_()
+    tx = torch.from_numpy(x.copy()).requires_grad_()
+    eo = ops.ps_roi_align(ex, ember.from_numpy(rois), (3, 2), 0.8, sampling_ratio)
+    to = tv_ops.ps_roi_align(tx, torch.from_numpy(rois), (3, 2), 0.8, sampling_ratio)
+    np.testing.assert_allclose(eo.detach().numpy(), to.detach().numpy(), atol=1e-10)
+    g = np.random.default_rng(15).standard_normal(tuple(to.shape))
+    eo.backward(ember.from_numpy(g))
+    to.backward(torch.from_numpy(g))
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), atol=1e-10)

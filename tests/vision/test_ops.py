@@ -193,3 +193,16 @@ def test_multiscale_roi_align_picks_levels():
     large = ops.roi_align(feats["p3"], [boxes[0][1:]], 2, 0.125, 2)
     np.testing.assert_allclose(out.numpy()[0], small.numpy()[0], atol=1e-6)
     np.testing.assert_allclose(out.numpy()[1], large.numpy()[0], atol=1e-6)
+
+
+def test_ps_roi_align_channels_and_gradcheck():
+    # Bin (i, j) of output channel c reads input channel (c * 2 + i) * 2 + j: on constant
+    # channels the output is that channel's constant.
+    x = ember.arange(8, dtype=ember.float64).reshape(1, 8, 1, 1).expand(1, 8, 6, 6).contiguous()
+    out = ops.ps_roi_align(x, [ember.tensor([[0.5, 0.5, 5.0, 5.0]], dtype=ember.float64)], 2)
+    np.testing.assert_allclose(out.numpy()[0], np.arange(8).reshape(2, 2, 2), atol=1e-12)
+    inp = ember.rand(1, 8, 5, 6, dtype=ember.float64).requires_grad_()
+    rois = ember.tensor([[0.0, 0.5, 1.0, 4.0, 4.5]], dtype=ember.float64)
+    assert gradcheck(lambda t: ops.PSRoIAlign(2, 1.0, 2)(t, rois), (inp,))
+    with pytest.raises(ValueError, match="multiple"):
+        ops.ps_roi_align(ember.rand(1, 6, 4, 4), [ember.tensor([[0.0, 0, 2, 2]])], 2)

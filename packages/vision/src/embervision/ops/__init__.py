@@ -24,6 +24,7 @@ from embervision.ops.misc import (
     SqueezeExcitation,
 )
 from embervision.ops.poolers import MultiScaleRoIAlign
+from embervision.ops.ps_roi_align import PSRoIAlign, ps_roi_align
 from embervision.ops.roi_align import RoIAlign, roi_align
 from embervision.ops.roi_pool import RoIPool, roi_pool
 from embervision.ops.stochastic_depth import StochasticDepth, stochastic_depth
@@ -35,6 +36,7 @@ __all__ = [
     "Conv3dNormActivation",
     "FeaturePyramidNetwork",
     "FrozenBatchNorm2d",
+    "PSRoIAlign",
     "Permute",
     "RoIAlign",
     "RoIPool",
@@ -50,6 +52,7 @@ __all__ = [
     "generalized_box_iou",
     "masks_to_boxes",
     "nms",
+    "ps_roi_align",
     "remove_small_boxes",
     "roi_align",
     "roi_pool",
