@@ -186,3 +186,22 @@ def test_ps_roi_align_forward_backward(sampling_ratio):
     eo.backward(ember.from_numpy(g))
     to.backward(torch.from_numpy(g))
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["generalized_box_iou_loss", "distance_box_iou_loss",
+                                  "complete_box_iou_loss"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_iou_losses_and_gradients(name, reduction):
+    a, _ = _boxes(12, 16, ties=False)
+    b, _ = _boxes(12, 17, ties=False)
+    a[:, 2:] += 1
+    b[:, 2:] += 1
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    ea = ember.from_numpy(a.copy()).requires_grad_()
+    ta = torch.from_numpy(a.copy()).requires_grad_()
+    eo = getattr(ops, name)(ea, ember.from_numpy(b), reduction=reduction)
+    to = getattr(tv_ops, name)(ta, torch.from_numpy(b), reduction=reduction)
+    np.testing.assert_allclose(eo.detach().numpy(), to.detach().numpy(), rtol=1e-10)
+    eo.sum().backward()
+    to.sum().backward()
+    np.testing.assert_allclose(ea.grad.numpy(), ta.grad.numpy(), rtol=1e-8, atol=1e-12)

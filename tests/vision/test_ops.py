@@ -206,3 +206,21 @@ def test_ps_roi_align_channels_and_gradcheck():
     assert gradcheck(lambda t: ops.PSRoIAlign(2, 1.0, 2)(t, rois), (inp,))
     with pytest.raises(ValueError, match="multiple"):
         ops.ps_roi_align(ember.rand(1, 6, 4, 4), [ember.tensor([[0.0, 0, 2, 2]])], 2)
+
+
+def test_iou_losses_closed_forms():
+    a = ember.tensor([[0.0, 0.0, 2.0, 2.0]], dtype=ember.float64)
+    b = ember.tensor([[1.0, 1.0, 3.0, 3.0]], dtype=ember.float64)
+    np.testing.assert_allclose(ops.generalized_box_iou_loss(a, b).numpy(), [1 - (1 / 7 - 2 / 9)],
+                               rtol=1e-6)
+    np.testing.assert_allclose(ops.distance_box_iou_loss(a, b).numpy(), [1 - 1 / 7 + 2 / 18],
+                               rtol=1e-6)
+    np.testing.assert_allclose(ops.complete_box_iou_loss(a, b).numpy(),
+                               ops.distance_box_iou_loss(a, b).numpy(), rtol=1e-12)
+    assert float(ops.generalized_box_iou_loss(a, a, reduction="sum")) == pytest.approx(0, abs=1e-6)
+    assert float(ops.distance_box_iou_loss(ember.zeros(0, 4), ember.zeros(0, 4),
+                                           reduction="mean")) == 0.0
+    a.requires_grad_()
+    assert gradcheck(lambda t: ops.complete_box_iou_loss(t, b + 0.3), (a,))
+    with pytest.raises(ValueError, match="reduction"):
+        ops.generalized_box_iou_loss(a, b, reduction="max")

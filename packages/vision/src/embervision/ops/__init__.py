@@ -15,6 +15,11 @@ from embervision.ops.boxes import (
 )
 from embervision.ops.feature_pyramid_network import FeaturePyramidNetwork
 from embervision.ops.focal_loss import sigmoid_focal_loss
+from embervision.ops.iou_loss import (
+    complete_box_iou_loss,
+    distance_box_iou_loss,
+    generalized_box_iou_loss,
+)
 from embervision.ops.misc import (
     MLP,
     Conv2dNormActivation,
@@ -48,8 +53,11 @@ __all__ = [
     "box_iou",
     "clip_boxes_to_image",
     "complete_box_iou",
+    "complete_box_iou_loss",
     "distance_box_iou",
+    "distance_box_iou_loss",
     "generalized_box_iou",
+    "generalized_box_iou_loss",
     "masks_to_boxes",
     "nms",
     "ps_roi_align",
