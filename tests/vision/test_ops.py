@@ -224,3 +224,28 @@ def test_iou_losses_closed_forms():
     assert gradcheck(lambda t: ops.complete_box_iou_loss(t, b + 0.3), (a,))
     with pytest.raises(ValueError, match="reduction"):
         ops.generalized_box_iou_loss(a, b, reduction="max")
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_drop_block_drops_squares_and_rescales(dims):
+    fn = ops.drop_block2d if dims == 2 else ops.drop_block3d
+    shape = (2, 3) + (24,) * dims if dims == 2 else (2, 3) + (10,) * dims
+    x = ember.ones(*shape)
+    ember.manual_seed(0)
+    out = fn(x, 0.3, 3).numpy()
+    kept = out != 0
+    scale = out[kept]
+    assert np.allclose(scale, scale[0]) and scale[0] > 1
+    np.testing.assert_allclose(scale[0], kept.size / kept.sum(), rtol=1e-4)
+    assert 0.1 < 1 - kept.mean() < 0.5
+    if dims == 2:
+        # Every dropped pixel lies in a fully dropped 3x3 square (clipped at the borders).
+        dropped = np.argwhere(~kept)
+        n, c, i, j = dropped[0]
+        assert any((~kept[n, c, max(a, 0):a + 3, max(b, 0):b + 3]).all()
+                   for a in range(i - 2, i + 1) for b in range(j - 2, j + 1))
+    assert fn(x, 0.0, 3) is x and fn(x, 0.5, 3, training=False) is x
+    module = (ops.DropBlock2d if dims == 2 else ops.DropBlock3d)(0.5, 3).eval()
+    assert module(x) is x
+    with pytest.raises(ValueError, match="dimensional"):
+        fn(ember.ones(2, 3), 0.1, 3)

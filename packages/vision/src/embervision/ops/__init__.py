@@ -13,6 +13,7 @@ from embervision.ops.boxes import (
     nms,
     remove_small_boxes,
 )
+from embervision.ops.drop_block import DropBlock2d, DropBlock3d, drop_block2d, drop_block3d
 from embervision.ops.feature_pyramid_network import FeaturePyramidNetwork
 from embervision.ops.focal_loss import sigmoid_focal_loss
 from embervision.ops.iou_loss import (
@@ -39,6 +40,8 @@ __all__ = [
     "MultiScaleRoIAlign",
     "Conv2dNormActivation",
     "Conv3dNormActivation",
+    "DropBlock2d",
+    "DropBlock3d",
     "FeaturePyramidNetwork",
     "FrozenBatchNorm2d",
     "PSRoIAlign",
@@ -56,6 +59,8 @@ __all__ = [
     "complete_box_iou_loss",
     "distance_box_iou",
     "distance_box_iou_loss",
+    "drop_block2d",
+    "drop_block3d",
     "generalized_box_iou",
     "generalized_box_iou_loss",
     "masks_to_boxes",
