@@ -155,3 +155,30 @@ def test_sixteen_bit_png(tmp_path):
     out = read_image(tmp_path / "d.png")
     assert out.dtype == ember.int32
     np.testing.assert_array_equal(out.numpy()[0], arr.astype(np.int32))
+
+
+def test_decode_gif_and_webp(rgb):
+    from embervision.io import decode_gif, decode_webp
+
+    frames = [Image.fromarray(rgb), Image.fromarray(255 - rgb)]
+    buf = io.BytesIO()
+    frames[0].save(buf, format="GIF", save_all=True, append_images=frames[1:])
+    out = decode_gif(_tensor(buf.getvalue()))
+    assert out.dtype == ember.uint8 and tuple(out.shape) == (2, 3, 5, 7)
+    reread = Image.open(io.BytesIO(buf.getvalue()))
+    expected = []
+    for k in range(2):
+        reread.seek(k)
+        expected.append(np.asarray(reread.convert("RGB")).transpose(2, 0, 1))
+    np.testing.assert_array_equal(out.numpy(), np.stack(expected))
+    one = io.BytesIO()
+    frames[0].save(one, format="GIF")
+    assert tuple(decode_gif(_tensor(one.getvalue())).shape) == (3, 5, 7)
+    webp = io.BytesIO()
+    Image.fromarray(rgb).save(webp, format="WEBP", lossless=True)
+    np.testing.assert_array_equal(decode_webp(_tensor(webp.getvalue())).numpy(),
+                                  rgb.transpose(2, 0, 1))
+    np.testing.assert_array_equal(decode_image(_tensor(webp.getvalue())).numpy(),
+                                  rgb.transpose(2, 0, 1))
+    with pytest.raises(RuntimeError, match="GIF"):
+        decode_gif(_tensor(webp.getvalue()))

@@ -5,9 +5,11 @@ Decoded images are ``uint8`` tensors of shape ``(C, H, W)``, as torchvision retu
 
 from embervision.io.image import (
     ImageReadMode,
+    decode_gif,
     decode_image,
     decode_jpeg,
     decode_png,
+    decode_webp,
     encode_jpeg,
     encode_png,
     read_file,
@@ -19,9 +21,11 @@ from embervision.io.image import (
 
 __all__ = [
     "ImageReadMode",
+    "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_png",
+    "decode_webp",
     "encode_jpeg",
     "encode_png",
     "read_file",

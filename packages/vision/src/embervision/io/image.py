@@ -13,9 +13,11 @@ import ember
 
 __all__ = [
     "ImageReadMode",
+    "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_png",
+    "decode_webp",
     "encode_jpeg",
     "encode_png",
     "read_file",
@@ -177,6 +179,36 @@ def decode_jpeg(input, mode=ImageReadMode.UNCHANGED, device="cpu",
     out = _decode(_bytes_of(input), mode, apply_exif_orientation, ["JPEG", "MPO"],
                   "a JPEG image")
     return out if str(device) == "cpu" else out.to(device)
+
+
+def decode_webp(input: ember.Tensor, mode=ImageReadMode.UNCHANGED) -> ember.Tensor:
+    """Decodes a WebP image into a ``(C, H, W)`` uint8 tensor (its first frame).
+
+    Args:
+        input (Tensor[N]): the WebP file's bytes.
+        mode (ImageReadMode or str): the mode to convert the image to. Default: ``UNCHANGED``.
+    """
+    return _decode(_bytes_of(input), mode, False, ["WEBP"], "a WebP image")
+
+
+def decode_gif(input: ember.Tensor) -> ember.Tensor:
+    """Decodes a GIF into RGB uint8: ``(C, H, W)`` for one frame, ``(N, C, H, W)`` for an
+    animation of N frames.
+
+    Args:
+        input (Tensor[N]): the GIF file's bytes.
+    """
+    data = _bytes_of(input)
+    try:
+        img = Image.open(io.BytesIO(data), formats=["GIF"])
+        frames = []
+        for index in range(getattr(img, "n_frames", 1)):
+            img.seek(index)
+            frames.append(np.asarray(img.convert("RGB"), dtype=np.uint8).transpose(2, 0, 1))
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as error:
+        raise RuntimeError(f"could not decode a GIF image from the given bytes: {error}") from error
+    out = np.stack(frames) if len(frames) > 1 else frames[0]
+    return ember.from_numpy(np.ascontiguousarray(out))
 
 
 def decode_image(input, mode=ImageReadMode.UNCHANGED,
