@@ -15,10 +15,11 @@ ALL = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_
        "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2",
        "alexnet", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
        "vgg19_bn", "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_large",
-       "mobilenet_v3_small", "densenet121", "densenet161", "densenet169", "densenet201"]
+       "mobilenet_v3_small", "densenet121", "densenet161", "densenet169", "densenet201",
+       "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0"]
 FORWARD = ["resnet18", "resnet50", "resnext50_32x4d", "alexnet", "vgg11_bn", "squeezenet1_0",
            "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small",
-           "densenet121"]
+           "densenet121", "shufflenet_v2_x1_0"]
 # Inputs big enough for every architecture's pooling (AlexNet needs 63x63).
 SIZE = {"alexnet": 64, "vgg11_bn": 32}
 
@@ -56,7 +57,7 @@ def test_torchvision_checkpoint_loads_and_outputs_agree(name, tmp_path):
 
 def test_weights_metadata_matches():
     names = [n for n in dir(models) if n.endswith("_Weights")]
-    assert len(names) == 28
+    assert len(names) == 32
     for enum_name in names:
         ours, theirs = getattr(models, enum_name), getattr(tv_models, enum_name)
         assert [w.name for w in ours] == [w.name for w in theirs]

@@ -88,7 +88,7 @@ def test_offline_error_says_where_to_put_the_file(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["squeezenet1_1", "mobilenet_v2", "mobilenet_v3_small",
-                                  "densenet121"])
+                                  "densenet121", "shufflenet_v2_x0_5"])
 def test_small_architectures_forward(name):
     ember.manual_seed(0)
     m = models.get_model(name, num_classes=5).eval()
