@@ -209,3 +209,16 @@ def test_autoaugment_policies_and_ops_match():
         pa = aa._apply_op(PIL_IMG, name, magnitude, InterpolationMode.NEAREST, None)
         pb = tv_aa._apply_op(PIL_IMG, name, magnitude, tv_F.InterpolationMode.NEAREST, None)
         _pil_equal(pa, pb)
+
+
+@pytest.mark.parametrize("all_ops", [True, False])
+def test_augmix_space_matches(all_ops):
+    from embervision.transforms import AugMix
+
+    ours = AugMix(all_ops=all_ops)._augmentation_space(10, (17, 23))
+    theirs = tv_T.AugMix(all_ops=all_ops)._augmentation_space(10, (17, 23))
+    assert list(ours) == list(theirs)
+    for name, (mags, signed) in ours.items():
+        assert signed == theirs[name][1]
+        if mags is not None:
+            np.testing.assert_allclose(mags, theirs[name][0].numpy(), rtol=1e-6)

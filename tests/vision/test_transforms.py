@@ -230,3 +230,23 @@ def test_autoaugment_family():
                                             None).numpy(), 255 - ARR)
     with pytest.raises(ValueError, match="not recognized"):
         _apply_op(IMG, "Blur", 1.0, T.InterpolationMode.NEAREST, None)
+
+
+def test_augmix(monkeypatch):
+    from embervision.transforms import autoaugment
+
+    u8 = ember.stack([IMG, IMG])
+    aug = T.AugMix()
+    ember.manual_seed(4)
+    a = aug(u8)
+    ember.manual_seed(4)
+    b = aug(u8)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert a.dtype == ember.uint8 and tuple(a.shape) == tuple(u8.shape)
+    assert isinstance(T.AugMix(all_ops=False, chain_depth=2)(PIL_IMG), Image.Image)
+    # With every operation the identity, the Dirichlet weights sum to one: the image comes back.
+    monkeypatch.setattr(autoaugment, "_apply_op", lambda img, *args: img)
+    x = IMG.float() / 255
+    np.testing.assert_allclose(T.AugMix(mixture_width=4)(x).numpy(), x.numpy(), atol=1e-6)
+    with pytest.raises(ValueError, match="severity"):
+        T.AugMix(severity=11)

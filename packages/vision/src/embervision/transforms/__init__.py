@@ -48,6 +48,7 @@ from embervision.transforms._misc import (
 )
 from embervision.transforms._utils import InterpolationMode
 from embervision.transforms.autoaugment import (
+    AugMix,
     AutoAugment,
     AutoAugmentPolicy,
     RandAugment,
@@ -55,6 +56,7 @@ from embervision.transforms.autoaugment import (
 )
 
 __all__ = [
+    "AugMix",
     "AutoAugment",
     "AutoAugmentPolicy",
     "CenterCrop",

@@ -1,5 +1,6 @@
 """Learned and random augmentation policies: AutoAugment (Cubuk et al., 2018), RandAugment
-(Cubuk et al., 2019) and TrivialAugment Wide (Müller and Hutter, 2021)."""
+(Cubuk et al., 2019), TrivialAugment Wide (Müller and Hutter, 2021) and AugMix (Hendrycks et al.,
+2019)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ember import nn
 from embervision.transforms import functional as F
 from embervision.transforms._utils import InterpolationMode, interpolation_mode
 
-__all__ = ["AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]
+__all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]
 
 
 def _apply_op(img, op_name: str, magnitude: float, interpolation, fill):
@@ -285,4 +286,104 @@ class TrivialAugmentWide(nn.Module):
 
     def __repr__(self) -> str:
         return (f"{self.__class__.__name__}(num_magnitude_bins={self.num_magnitude_bins}, "
+                f"interpolation={self.interpolation}, fill={self.fill})")
+
+
+def _sample_dirichlet(alpha, rows: int) -> ember.Tensor:
+    # ember has no Dirichlet sampler: a NumPy generator seeded from ember's default generator
+    # draws it, so ember.manual_seed still makes AugMix repeatable.
+    seed = int(ember.randint(0, 2 ** 62, (1,)).item())
+    draws = np.random.default_rng(seed).dirichlet(alpha, size=rows)
+    return ember.from_numpy(draws.astype(np.float32))
+
+
+class AugMix(nn.Module):
+    """AugMix (Hendrycks et al., 2019): a Dirichlet-weighted mix of ``mixture_width`` chains of
+    random operations, blended with the original by a Beta-distributed weight.
+
+    Tensors should be uint8 ``(..., 1 or 3, H, W)``; PIL images ``L`` or ``RGB``.
+
+    Args:
+        severity (int): the largest magnitude bin, 1 to 10. Default: 3.
+        mixture_width (int): the number of chains. Default: 3.
+        chain_depth (int): operations per chain; a random 1 to 3 when ``<= 0``. Default: -1.
+        alpha (float): the Dirichlet and Beta parameter. Default: 1.0.
+        all_ops (bool): include brightness, colour, contrast and sharpness. Default: True.
+        interpolation (InterpolationMode): Default: ``BILINEAR``.
+        fill (number or sequence, optional).
+    """
+
+    _PARAMETER_MAX = 10
+
+    def __init__(self, severity: int = 3, mixture_width: int = 3, chain_depth: int = -1,
+                 alpha: float = 1.0, all_ops: bool = True,
+                 interpolation=InterpolationMode.BILINEAR, fill=None):
+        super().__init__()
+        if not 1 <= severity <= self._PARAMETER_MAX:
+            raise ValueError(f"The severity must be between [1, {self._PARAMETER_MAX}]. Got "
+                             f"{severity} instead.")
+        self.severity = severity
+        self.mixture_width = mixture_width
+        self.chain_depth = chain_depth
+        self.alpha = alpha
+        self.all_ops = all_ops
+        self.interpolation = interpolation_mode(interpolation)
+        self.fill = fill
+
+    def _augmentation_space(self, num_bins: int, image_size):
+        h, w = image_size
+        lin = np.linspace
+        space = {
+            "ShearX": (lin(0.0, 0.3, num_bins), True),
+            "ShearY": (lin(0.0, 0.3, num_bins), True),
+            "TranslateX": (lin(0.0, w / 3.0, num_bins), True),
+            "TranslateY": (lin(0.0, h / 3.0, num_bins), True),
+            "Rotate": (lin(0.0, 30.0, num_bins), True),
+            "Posterize": (_posterize_bins(num_bins, 4) - 4, False),
+            "Solarize": (lin(255.0, 0.0, num_bins), False),
+            "AutoContrast": (None, False),
+            "Equalize": (None, False),
+        }
+        if self.all_ops:
+            space.update({
+                "Brightness": (lin(0.0, 0.9, num_bins), True),
+                "Color": (lin(0.0, 0.9, num_bins), True),
+                "Contrast": (lin(0.0, 0.9, num_bins), True),
+                "Sharpness": (lin(0.0, 0.9, num_bins), True),
+            })
+        return space
+
+    def forward(self, orig_img):
+        is_tensor = isinstance(orig_img, ember.Tensor)
+        fill = _fill_for(orig_img, self.fill)
+        _, h, w = F.get_dimensions(orig_img)
+        img = orig_img if is_tensor else F.pil_to_tensor(orig_img)
+        space = self._augmentation_space(self._PARAMETER_MAX, (h, w))
+        names = list(space)
+        orig_dims = list(img.shape)
+        batch = img.reshape([1] * max(4 - img.dim(), 0) + orig_dims)
+        rows = batch.shape[0]
+        batch_dims = [rows] + [1] * (batch.dim() - 1)
+        m = _sample_dirichlet([self.alpha, self.alpha], rows)
+        weights = _sample_dirichlet([self.alpha] * self.mixture_width, rows) * m[:, 1:2]
+        mix = m[:, 0].reshape(batch_dims) * batch.to(ember.float32)
+        for i in range(self.mixture_width):
+            aug = batch
+            depth = self.chain_depth if self.chain_depth > 0 else 1 + _randint(3)
+            for _ in range(depth):
+                op_name = names[_randint(len(names))]
+                magnitudes, signed = space[op_name]
+                magnitude = (float(magnitudes[_randint(self.severity)])
+                             if magnitudes is not None else 0.0)
+                if signed and _randint(2):
+                    magnitude = -magnitude
+                aug = _apply_op(aug, op_name, magnitude, self.interpolation, fill)
+            mix = mix + weights[:, i].reshape(batch_dims) * aug.to(ember.float32)
+        mix = mix.reshape(orig_dims).to(img.dtype)
+        return mix if is_tensor else F.to_pil_image(mix)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}(severity={self.severity}, "
+                f"mixture_width={self.mixture_width}, chain_depth={self.chain_depth}, "
+                f"alpha={self.alpha}, all_ops={self.all_ops}, "
                 f"interpolation={self.interpolation}, fill={self.fill})")
