@@ -61,6 +61,15 @@ def vision(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def vision_torch(session: nox.Session) -> None:
+    """tests/interop/test_vision_*.py: embervision against torchvision 0.29.1 (with torch
+    2.14.1, a CUDA build of ~5.5 GB that runs on the CPU). Not in the default sessions."""
+    session.install(CORE, DOMAINS["vision"], "torch==2.14.1", "torchvision==0.29.1", *TEST_DEPS)
+    session.run("pytest", *sorted(glob.glob("tests/interop/test_vision_*.py")), "-q",
+                *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def text(session: nox.Session) -> None:
     """tests/text with only ember and embertext installed."""
     _domain_tests(session, "text")

@@ -18,4 +18,6 @@ if _ember.__version__.split(".")[:2] != __version__.split(".")[:2]:
         f"but ember {_ember.__version__} is installed"
     )
 
-__all__: list[str] = []
+from embervision import datasets, io, models, ops, transforms, utils  # noqa: E402
+
+__all__ = ["datasets", "io", "models", "ops", "transforms", "utils"]
