@@ -1,0 +1,353 @@
+# Included by _core.pyx (one compiled module): the compiled fast paths of + - * / and the unary
+# methods, their function forms, and wrapping arrays as tensors and views.
+
+# ----------------------------------------------------------------------------
+# the compiled fast path of + - * /
+
+cdef enum:
+    OP_ADD = 0
+    OP_SUB = 1
+    OP_MUL = 2
+    OP_DIV = 3
+
+cdef object _ufuncs = (_np.add, _np.subtract, _np.multiply, _np.true_divide)
+cdef list _op_classes = [None, None, None, None]   # Add, Sub, Mul, Div Node classes
+cdef list _op_functions = [None, None, None, None]  # ember.add, sub, mul, div (general path)
+
+
+def set_binary_ops(add, sub, mul, div):
+    """Register (Node class, Python function) for each of + - * /."""
+    cdef int i
+    for i, pair in enumerate((add, sub, mul, div)):
+        _op_classes[i] = pair[0]
+        _op_functions[i] = pair[1]
+
+
+cdef inline bint kind_ok(char kind, int op, bint scalar_is_float):
+    # bool - bool is an error and int / int is float: both take the general path
+    if kind == b'f' or kind == b'c':
+        return True
+    if scalar_is_float or op == OP_DIV:
+        return False
+    if kind == b'b':
+        return op != OP_SUB
+    return kind == b'i' or kind == b'u'
+
+
+cdef inline bint same_descr(object x, object y):
+    return <void*>cnp.PyArray_DESCR(<cnp.ndarray>x) == <void*>cnp.PyArray_DESCR(<cnp.ndarray>y)
+
+
+cdef object binary_op(TensorBase self, object other, int op, bint reflected):
+    cdef object x = self._data
+    cdef object y
+    cdef char kind
+    cdef bint grad
+    cdef TensorBase t
+    if type(x) is _ndarray:
+        kind = (<cnp.dtype>cnp.PyArray_DESCR(<cnp.ndarray>x)).kind
+        if isinstance(other, TensorBase):
+            t = <TensorBase>other
+            y = t._data
+            if (type(y) is _ndarray
+                    and same_descr(x, y)
+                    and kind_ok(kind, op, False)):
+                grad = ember_grad_enabled and (self._requires_grad or self._grad_fn is not None
+                                               or t._requires_grad or t._grad_fn is not None)
+                return fast_binary(self, other, x, y, op, reflected, grad)
+        elif type(other) is float or type(other) is int:
+            if kind_ok(kind, op, type(other) is float):
+                grad = ember_grad_enabled and (self._requires_grad or self._grad_fn is not None)
+                return fast_binary(self, other, x, other, op, reflected, grad)
+    fn = _op_functions[op]
+    if fn is None:
+        return NotImplemented
+    return fn(other, self) if reflected else fn(self, other)
+
+
+cdef object quiet_call1(object ufunc, object x):
+    if _fp_state is None:
+        return ufunc(x)
+    token = PyContextVar_Set(_fp_state, _fp_quiet)
+    try:
+        return ufunc(x)
+    finally:
+        PyContextVar_Reset(_fp_state, token)
+
+
+cdef object quiet_call2(object ufunc, object x, object y):
+    if _fp_state is None:
+        return ufunc(x, y)
+    token = PyContextVar_Set(_fp_state, _fp_quiet)
+    try:
+        return ufunc(x, y)
+    finally:
+        PyContextVar_Reset(_fp_state, token)
+
+
+cdef object fast_binary(TensorBase self, object other, object x, object y, int op,
+                        bint reflected, bint grad):
+    if _listening:
+        token = _listener.enter(op_name_of(_op_classes[op]),
+                                (other, self) if reflected else (self, other))
+        try:
+            return fast_binary_impl(self, other, x, y, op, reflected, grad)
+        finally:
+            _listener.exit(token)
+    return fast_binary_impl(self, other, x, y, op, reflected, grad)
+
+
+cdef object fast_binary_impl(TensorBase self, object other, object x, object y, int op,
+                             bint reflected, bint grad):
+    cdef Node node
+    try:
+        if not grad:
+            if op != OP_DIV:  # as the ops' forwards: only division silences NumPy
+                return wrap(_ufuncs[op](y, x) if reflected else _ufuncs[op](x, y))
+            return wrap(quiet_call2(_ufuncs[op], y, x) if reflected
+                        else quiet_call2(_ufuncs[op], x, y))
+        node = Node.__new__(_op_classes[op])
+        if reflected:
+            out = node.forward(y, x)
+        else:
+            out = node.forward(x, y)
+    except (ValueError, OverflowError):
+        # shapes that do not broadcast, or a number out of the dtype's range: the
+        # general path gives PyTorch's error or wraps the number as PyTorch does
+        fn = _op_functions[op]
+        return fn(other, self) if reflected else fn(self, other)
+    return record(node, (other, self) if reflected else (self, other), out)
+
+
+UNARY_FAST_PATH = ("exp", "log", "tanh", "sigmoid", "neg", "relu", "sqrt", "abs", "sin", "cos")
+cdef list _unary = [None] * len(UNARY_FAST_PATH)
+
+
+cdef class UnaryEntry:
+    cdef object cls        # the op's Node class
+    cdef object function   # the general Python function (any dtype, device, ...)
+    cdef object ufunc      # a NumPy ufunc computing the op in one call, or None
+    cdef bytes kinds       # dtype kinds taken by the fast path
+    cdef bint quiet        # silence NumPy's floating-point warnings, as the op's forward does
+
+
+def set_unary_ops(dict ops):
+    """Register, per name in UNARY_FAST_PATH, (Node class, Python function, ufunc or None,
+    dtype kinds such as "fc", quiet) for the compiled unary methods; ``quiet``: the ufunc
+    can raise NumPy floating-point warnings that the op's forward silences."""
+    cdef UnaryEntry e
+    for i, name in enumerate(UNARY_FAST_PATH):
+        cls, fn, ufunc, kinds, quiet = ops[name]
+        e = UnaryEntry.__new__(UnaryEntry)
+        e.cls, e.function, e.ufunc, e.kinds, e.quiet = cls, fn, ufunc, kinds.encode(), quiet
+        _unary[i] = e
+
+
+cdef object unary_op(TensorBase self, int which):
+    cdef UnaryEntry e = _unary[which]
+    cdef object x = self._data
+    cdef char kind
+    cdef Node node
+    if e is None:
+        raise RuntimeError("ember's unary ops are not registered (import ember first)")
+    if type(x) is _ndarray:
+        kind = (<cnp.dtype>cnp.PyArray_DESCR(<cnp.ndarray>x)).kind
+        if kind in e.kinds:
+            if _listening:
+                token = _listener.enter(op_name_of(e.cls), (self,))
+                try:
+                    return fast_unary(self, e, x)
+                finally:
+                    _listener.exit(token)
+            return fast_unary(self, e, x)
+    return e.function(self)
+
+
+cdef object fast_unary(TensorBase self, UnaryEntry e, object x):
+    cdef Node node
+    if not (ember_grad_enabled and (self._requires_grad or self._grad_fn is not None)):
+        if e.ufunc is not None:
+            return wrap(quiet_call1(e.ufunc, x) if e.quiet else e.ufunc(x))
+        return wrap(Node.__new__(e.cls).forward(x))
+    node = Node.__new__(e.cls)
+    return record(node, (self,), node.forward(x))
+
+
+# The function forms (ember.add, ember.exp, ...) of the compiled ops: the fast path
+# when it applies, else the general Python function registered for the op.
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other``, broadcasting, with PyTorch's type promotion."""
+    if type(alpha) is int and alpha == 1 and out is None and isinstance(input, TensorBase):
+        return binary_op(<TensorBase>input, other, OP_ADD, False)
+    return _op_functions[OP_ADD](input, other, alpha=alpha, out=out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other``."""
+    if type(alpha) is int and alpha == 1 and out is None and isinstance(input, TensorBase):
+        return binary_op(<TensorBase>input, other, OP_SUB, False)
+    return _op_functions[OP_SUB](input, other, alpha=alpha, out=out)
+
+
+def mul(input, other, *, out=None):
+    """``input * other``."""
+    if out is None and isinstance(input, TensorBase):
+        return binary_op(<TensorBase>input, other, OP_MUL, False)
+    return _op_functions[OP_MUL](input, other, out=out)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other``; with ``rounding_mode`` 'trunc' or 'floor' the rounded quotient."""
+    if rounding_mode is None and out is None and isinstance(input, TensorBase):
+        return binary_op(<TensorBase>input, other, OP_DIV, False)
+    return _op_functions[OP_DIV](input, other, rounding_mode=rounding_mode, out=out)
+
+
+cdef object unary_function(object input, object out, int which):
+    if out is None and isinstance(input, TensorBase):
+        return unary_op(<TensorBase>input, which)
+    return (<UnaryEntry>_unary[which]).function(input, out=out)
+
+
+def exp(input, *, out=None):
+    """The elementwise exponential of ``input``."""
+    return unary_function(input, out, 0)
+
+
+def log(input, *, out=None):
+    """The elementwise natural logarithm of ``input``."""
+    return unary_function(input, out, 1)
+
+
+def tanh(input, *, out=None):
+    """The elementwise hyperbolic tangent of ``input``."""
+    return unary_function(input, out, 2)
+
+
+def sigmoid(input, *, out=None):
+    """The elementwise logistic sigmoid ``1 / (1 + exp(-input))``."""
+    return unary_function(input, out, 3)
+
+
+def neg(input, *, out=None):
+    """``-input``."""
+    return unary_function(input, out, 4)
+
+
+def relu(input):
+    """``max(input, 0)``, elementwise."""
+    return unary_function(input, None, 5)
+
+
+def sqrt(input, *, out=None):
+    """The elementwise square root of ``input``."""
+    return unary_function(input, out, 6)
+
+
+def abs(input, *, out=None):
+    """The elementwise absolute value of ``input``."""
+    return unary_function(input, out, 7)
+
+
+def sin(input, *, out=None):
+    """The elementwise sine of ``input``."""
+    return unary_function(input, out, 8)
+
+
+def cos(input, *, out=None):
+    """The elementwise cosine of ``input``."""
+    return unary_function(input, out, 9)
+
+
+cdef inline void bump_version(TensorBase t):
+    if t._vc is None:
+        t._vc = VersionCounter()
+    t._vc.value += 1
+
+
+cdef inline long long version_of(TensorBase t):
+    return 0 if t._vc is None else t._vc.value
+
+
+cdef inline TensorBase wrap(object data):
+    """A new leaf Tensor holding ``data`` (an array; NumPy scalars become 0-d arrays)."""
+    cdef TensorBase t = TensorBase.__new__(TensorCls)
+    if type(data) is not _ndarray and (isinstance(data, _np_generic)
+                                       or not hasattr(data, "dtype")):
+        data = _np_asarray(data)
+    t._data = data
+    return t
+
+
+def make_tensor_from_array(data, bint requires_grad=False):
+    """Wrap an array in a Tensor without copying (the array is not checked)."""
+    cdef TensorBase t = wrap(data)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+cpdef Py_ssize_t wrap_dim(object dim, Py_ssize_t ndim) except? -1:
+    """``dim`` in range(ndim), negative counting from the end, with PyTorch's IndexError."""
+    cdef Py_ssize_t n = ndim if ndim > 0 else 1
+    cdef Py_ssize_t d
+    if type(dim) is not int:
+        if isinstance(dim, bool) or not isinstance(dim, (int, _np.integer)):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        dim = int(dim)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+            f"{dim})")
+    d = dim
+    return d + n if d < 0 else d
+
+
+def _compose(outer_fn, inner_fn):
+    def view_fn(x):
+        return inner_fn(outer_fn(x))
+    return view_fn
+
+
+def make_subclass(cls, TensorBase data, bint requires_grad=False):
+    """A leaf instance of Tensor subclass ``cls`` sharing ``data``'s array and version
+    counter (``nn.Parameter`` is made this way)."""
+    if not issubclass(cls, TensorBase):
+        raise TypeError(f"{cls.__name__} is not a Tensor subclass")
+    cdef TensorBase t = TensorBase.__new__(cls)
+    t._data = data._data
+    if data._vc is None:
+        data._vc = VersionCounter()
+    t._vc = data._vc
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def make_view(TensorBase base, data, view_fn):
+    """Wrap ``data``, a view of ``base``'s array, as a view tensor of ``base``.
+
+    The view shares ``base``'s version counter; ``view_fn(tensor)`` re-creates the
+    view from a tensor shaped like base (used to replay it for in-place autograd).
+    """
+    return view_of(base, data, view_fn)
+
+
+cdef TensorBase view_of(TensorBase base, object data, object view_fn):
+    cdef TensorBase t = wrap(data)
+    cdef TensorBase root = base
+    if base._vc is None:
+        base._vc = VersionCounter()
+    t._vc = base._vc
+    if base._base is not None:
+        root = base._base
+        outer_fn = base._view_fn
+        if outer_fn is not None and view_fn is not None:
+            view_fn = _compose(outer_fn, view_fn)
+        else:
+            view_fn = None
+    t._base = root
+    t._view_fn = view_fn
+    t._view_version = base._vc.value
+    return t
