@@ -14,7 +14,7 @@ import numpy as np
 
 import ember
 import ember.nn.functional as F
-from ember.testing._opinfo.core import OpInfo, SampleInput, XFail, arr
+from ember.testing._opinfo.core import OpInfo, SampleInput, arr
 
 
 def _F(name):
@@ -171,13 +171,8 @@ def _empty_batch_samples(nd, transpose, bias):
     return samples
 
 
-_EMPTY_BATCH_BUG = XFail("test_gradients_match_torch", "ember bug: the weight gradient of a "
-                         "convolution over an empty batch is uninitialized memory, not zeros")
-_EMPTY_BIAS_BUG = "ember bug: conv_transpose with a bias over an empty batch raises " \
-    "ValueError (cannot reshape array of size 0) instead of returning an empty tensor"
-_EMPTY_BIAS_XFAILS = tuple(XFail(t, _EMPTY_BIAS_BUG) for t in (
-    "test_forward_matches_numpy", "test_gradcheck", "test_noncontiguous_input",
-    "test_forward_matches_torch", "test_gradients_match_torch"))
+# The empty-batch entries found two bugs, fixed since (issue 16): the weight gradient was
+# uninitialized memory, and conv_transpose with a bias failed to reshape.
 
 
 def _conv_ops():
@@ -192,11 +187,11 @@ def _conv_ops():
         for t, name in ((False, f"conv{nd}d"), (True, f"conv_transpose{nd}d")):
             ref = _conv_t_ref(nd) if t else _conv_ref(nd)
             ops.append(OpInfo(f"{name}_empty_batch", getattr(F, name),
-                              _empty_batch_samples(nd, t, not t), ref=ref, torch_op=_F(name),
-                              xfails=(_EMPTY_BATCH_BUG,)))
+                              _empty_batch_samples(nd, t, not t), ref=ref,
+                              torch_op=_F(name)))
     ops.append(OpInfo("conv_transpose2d_empty_batch_bias", F.conv_transpose2d,
                       _empty_batch_samples(2, True, True), ref=_conv_t_ref(2),
-                      torch_op=_F("conv_transpose2d"), xfails=_EMPTY_BIAS_XFAILS))
+                      torch_op=_F("conv_transpose2d")))
     return ops
 
 
