@@ -4,13 +4,13 @@ The CPU parts run everywhere. The multi-GPU semantics run against a stand-in for
 two "devices" (tests/core/_fake_cupy.py), and again on real GPUs in the tests marked gpu.
 """
 
+import _fake_cupy
 import numpy as np
 import pytest
 
 import ember
 import ember.nn as nn
 from ember._backend import Backend, _base, backend_for_device, backend_of, cpu, register_kernel
-from tests.core import _fake_cupy
 
 # -- the CPU backend -----------------------------------------------------------------------
 
