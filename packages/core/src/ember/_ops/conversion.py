@@ -8,6 +8,7 @@ from ember import _dtype
 from ember._backend import backend_for_device, backend_of
 from ember._C._core import Node, apply_inplace
 from ember._device import device as _device_cls
+from ember._ops._operands import zeros as _zeros_like
 from ember._ops._util import TensorBase, apply, xp_of
 
 __all__ = ["clone", "to"]
@@ -25,8 +26,8 @@ class Copy(Node):
         return src
 
     def backward(self, g):
-        # the old value of self is overwritten: no gradient flows to it
-        return None, (g if g._data.dtype == self.src_dtype else g.to(self.src_dtype))
+        # the old value of self is overwritten: its gradient is zeros, as PyTorch's
+        return _zeros_like(g), (g if g._data.dtype == self.src_dtype else g.to(self.src_dtype))
 
 
 class Fill(Node):
@@ -36,7 +37,7 @@ class Fill(Node):
         return xp_of(dst).full(dst.shape, value, dtype=dst.dtype)
 
     def backward(self, g):
-        return None, g.sum()
+        return _zeros_like(g), g.sum()  # the old values are overwritten: zeros, as PyTorch
 
 
 def copy_(self, src, non_blocking=False):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.testing._opinfo.core import FLOATING, OpInfo, SampleInput, arr
+from ember.testing._opinfo.core import FLOATING, OpInfo, SampleInput, XFail, arr
 
 try:
     import scipy.special as _sp
@@ -57,6 +57,10 @@ def _unary(name, ref, low, high, fixed=(), differentiable=True, method=None, dty
 
 
 _EDGES = (0.0, -0.0, np.inf, -np.inf, np.nan)
+
+# torch 2.13's gradient of i1/i1e at NaN is 0.5 (its x == 0 branch); ember's NaN is right.
+_TORCH_I1_NAN = XFail("test_subgradients_match_torch",
+                      "torch 2.13 bug: the gradient of i1/i1e at NaN is 0.5, not NaN")
 
 
 def _entr_ref(x):
@@ -177,8 +181,8 @@ OPS = [
     _unary("log_ndtr", _ref("log_ndtr"), -8, 5, _EDGES + (-40.0,)),
     _unary("i0", _ref("i0"), -8, 8, _EDGES, method="i0"),
     _unary("i0e", _ref("i0e"), -8, 8, _EDGES),
-    _unary("i1", _ref("i1"), -8, 8, _EDGES),
-    _unary("i1e", _ref("i1e"), -8, 8, _EDGES),
+    _unary("i1", _ref("i1"), -8, 8, _EDGES, xfails=(_TORCH_I1_NAN,)),
+    _unary("i1e", _ref("i1e"), -8, 8, _EDGES, xfails=(_TORCH_I1_NAN,)),
     _unary("entr", _entr_ref, 0.1, 3, (0.0, -1.0, np.inf, np.nan)),
     _unary("sinc", _sinc_ref, -3, 3, (0.0, 1.0, -2.0), method="sinc"),
     _unary("bessel_j0", _ref("j0"), -30, 30, (0.0, np.nan), False, atol=1e-6, rtol=1e-5),
