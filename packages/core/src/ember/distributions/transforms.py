@@ -129,6 +129,15 @@ class Transform:
         return shape
 
 
+class _ParameterlessTransform(Transform):
+    """A transform without parameters: any two instances of its class are equal."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    __hash__ = Transform.__hash__
+
+
 class _InverseTransform(Transform):
     """The inverse of a transform."""
 
@@ -401,18 +410,13 @@ class ReshapeTransform(Transform):
         return ember.Size(tuple(shape[:cut]) + tuple(self.in_shape))
 
 
-class ExpTransform(Transform):
+class ExpTransform(_ParameterlessTransform):
     """``y = exp(x)``."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -463,18 +467,13 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterlessTransform):
     """``y = 1 / (1 + exp(-x))``."""
 
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         finfo = ember.finfo(x.dtype)
@@ -489,18 +488,13 @@ class SigmoidTransform(Transform):
         return -_softplus(-x) - _softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_ParameterlessTransform):
     """``y = log(1 + exp(x))``."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return _softplus(x)
@@ -512,18 +506,13 @@ class SoftplusTransform(Transform):
         return -_softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterlessTransform):
     """``y = tanh(x)``."""
 
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -536,16 +525,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - _softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterlessTransform):
     """``y = |x|`` (not bijective; its inverse is the positive branch)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -638,17 +622,12 @@ class AffineTransform(Transform):
         return self.forward_shape(shape)
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterlessTransform):
     """From unconstrained space to the simplex by ``exp`` and normalization (not
     bijective; no log-det-Jacobian, as in PyTorch)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         logprobs = x
@@ -659,18 +638,13 @@ class SoftmaxTransform(Transform):
         return y.log()
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterlessTransform):
     """From unconstrained vectors of size K - 1 to the K-simplex by stick breaking
     (bijective)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         offset = x.shape[-1] + 1 - ember.arange(1, x.shape[-1] + 1, dtype=x.dtype)
@@ -704,17 +678,12 @@ class StickBreakingTransform(Transform):
         return ember.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_ParameterlessTransform):
     """From unconstrained square matrices to lower-triangular matrices with a positive
     diagonal (the strictly lower part kept, the diagonal exponentiated)."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
@@ -723,17 +692,12 @@ class LowerCholeskyTransform(Transform):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_ParameterlessTransform):
     """From unconstrained square matrices to positive-definite ones: ``L L^T`` of their
     :class:`LowerCholeskyTransform`."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other):
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         lower = LowerCholeskyTransform()(x)
