@@ -42,6 +42,8 @@ class ProfilerActivity(enum.Enum):
     CUDA = 1
     XPU = 2
     MTIA = 3
+    HPU = 4
+    PrivateUse1 = 5
 
 
 class ProfilerAction(enum.Enum):
@@ -51,6 +53,7 @@ class ProfilerAction(enum.Enum):
     WARMUP = 1
     RECORD = 2
     RECORD_AND_SAVE = 3
+    DEVICE_STOPPED = 4  # PyTorch's, for a device that stopped tracing; never returned here
 
 
 def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first: int = 0,
@@ -165,7 +168,7 @@ class profile:
                  record_shapes=False, profile_memory=False, with_stack=False,
                  with_flops=False, with_modules=False, experimental_config=None,
                  execution_trace_observer=None, acc_events=False, use_cuda=None,
-                 custom_trace_id_callback=None):
+                 custom_trace_id_callback=None, post_processing_timeout_s=None):
         acts = set(activities) if activities is not None else {ProfilerActivity.CPU}
         for a in acts:
             if not isinstance(a, ProfilerActivity):
@@ -319,9 +322,10 @@ class record_function:  # noqa: N801 - PyTorch's name; a context manager and a d
 
 
 def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
-                              use_gzip: bool = False):
+                              use_gzip: bool = False, use_python_export: bool = False):
     """An ``on_trace_ready`` handler writing each trace to ``dir_name`` as
-    ``{worker_name}.{timestamp}.pt.trace.json`` (gzipped with ``use_gzip``)."""
+    ``{worker_name}.{timestamp}.pt.trace.json`` (gzipped with ``use_gzip``). The trace is
+    always written by Python here, so ``use_python_export`` changes nothing."""
     import gzip
     import shutil
 
