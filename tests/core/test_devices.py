@@ -35,6 +35,13 @@ def test_cpu_default_generator_is_the_backends_and_streams_are_unchanged():
     np.testing.assert_array_equal(got, np.random.Generator(np.random.PCG64(7)).standard_normal(4))
 
 
+def test_cpu_memory_stats_synchronize_and_context():
+    assert cpu.memory_stats() == {}
+    assert cpu.synchronize() is None
+    with cpu.context():
+        assert ember.zeros(1).device == ember.device("cpu")
+
+
 def test_cpu_workspace_is_reused_per_slot():
     a = cpu.workspace((4, 4), np.float32, 0)
     b = cpu.workspace((2, 8), np.float32, 0)
@@ -171,6 +178,20 @@ def test_mixing_devices_is_refused(gpus):
         ember.mul(b, ember.ones(3))
     with pytest.raises(RuntimeError, match="same device"):
         a.add_(b)
+
+
+def test_a_zero_dim_cpu_tensor_goes_with_any_device(gpus):
+    # as in PyTorch: a 0-dim CPU tensor is a scalar to an op on another device
+    y = ember.ones(3, device="cuda:1") * ember.tensor(2.0)
+    assert y.device == ember.device("cuda", 1)
+    np.testing.assert_array_equal(y.cpu().numpy(), [2.0, 2.0, 2.0])
+    with pytest.raises(RuntimeError, match="same device"):
+        ember.ones(3, device="cuda:1") * ember.ones(1)  # 1-dim: not a scalar
+
+
+def test_memory_stats_per_gpu(gpus):
+    stats = backend_for_device("cuda:1").memory_stats()
+    assert set(stats) == {"allocated_bytes.all.current", "reserved_bytes.all.current"}
 
 
 def test_ops_and_autograd_run_on_the_tensors_gpu(gpus):
