@@ -121,6 +121,15 @@ def __getattr__(name):
         return importlib.import_module("ember.multiprocessing")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
 
+# The public surface (issue 15): each part adds its imports and __all__ entries under its own
+# marker, so that parts landing in parallel do not touch the same lines.
+# -- surface: math ops --
+# -- surface: views, copies, scatters, nn.functional aliases, dtypes, legacy types --
+# -- surface: cuda, accelerator, backends, amp, threads, hub --
+# -- surface: func, checkpoint, autograd.graph --
+# -- surface: nn and optim --
+# -- end of the surface markers --
+
 if hasattr(_dtype_module, "bfloat16"):  # with the optional ml_dtypes package
     bfloat16 = _dtype_module.bfloat16
     __all__ += ["bfloat16"]
