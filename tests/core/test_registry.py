@@ -233,3 +233,37 @@ def test_fast_paths_and_forwards_agree_on_warnings(requires_grad):
             getattr(x, fn.__name__)()
         x / 0.0
         x / ember.zeros(4, dtype=ember.float64)
+
+
+def test_fast_paths_are_silent_from_several_threads_at_once():
+    # The fast paths silence NumPy by entering one shared context (NOTE in _C/_core.pyx); a
+    # thread that finds it entered by another (inside a large ufunc, the GIL released)
+    # must still be silent and still compute.
+    import threading
+    import warnings
+
+    big = ember.full((2_000_000,), -1.0)
+    errors = []
+
+    def work():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                for _ in range(5):
+                    y = big.log()
+                    z = big / 0.0
+                    assert bool(y.isnan().all()) and bool((z == -float("inf")).all())
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    with warnings.catch_warnings():  # and the main thread's state is untouched afterwards
+        warnings.simplefilter("error")
+        import numpy as np
+        with pytest.raises(RuntimeWarning):
+            np.log(np.array([-1.0]))

@@ -65,9 +65,23 @@ cdef object binary_op(TensorBase self, object other, int op, bint reflected):
     return fn(other, self) if reflected else fn(self, other)
 
 
+cdef inline bint enter_quiet() except -1:
+    """Enter _quiet_context; False where another thread is inside it."""
+    try:
+        PyContext_Enter(_quiet_context)
+    except RuntimeError:
+        return False
+    return True
+
+
 cdef object quiet_call1(object ufunc, object x):
     if _fp_state is None:
         return ufunc(x)
+    if enter_quiet():
+        try:
+            return ufunc(x)
+        finally:
+            PyContext_Exit(_quiet_context)
     token = PyContextVar_Set(_fp_state, _fp_quiet)
     try:
         return ufunc(x)
@@ -78,6 +92,11 @@ cdef object quiet_call1(object ufunc, object x):
 cdef object quiet_call2(object ufunc, object x, object y):
     if _fp_state is None:
         return ufunc(x, y)
+    if enter_quiet():
+        try:
+            return ufunc(x, y)
+        finally:
+            PyContext_Exit(_quiet_context)
     token = PyContextVar_Set(_fp_state, _fp_quiet)
     try:
         return ufunc(x, y)
