@@ -293,7 +293,7 @@ def test_conv_gradgradcheck():
 @pytest.mark.parametrize("chunk", [1, 8000])
 def test_conv_in_batch_chunks(chunk, monkeypatch):
     # the batch goes through im2col/GEMM in chunks: one sample at a time, then a few
-    from ember.nn._functional import conv as conv_mod
+    from ember._backend import cpu
 
     x, w, b = rand(5, 4, 6, 5), rand(6, 2, 3, 2), rand(6)
     kw = dict(stride=(1, 2), padding=1, groups=2)
@@ -308,7 +308,7 @@ def test_conv_in_batch_chunks(chunk, monkeypatch):
         return arr(y), xt.grad.numpy(), wt.grad.numpy(), bt.grad.numpy(), arr(yt)
 
     whole = grads()
-    monkeypatch.setattr(conv_mod, "_CHUNK_BYTES", chunk)
+    monkeypatch.setattr(cpu.tuning, "conv_chunk_bytes", chunk)
     chunked = grads()
     np.testing.assert_allclose(chunked[0], y_ref, atol=1e-10)
     for a, c in zip(whole, chunked, strict=True):
@@ -320,7 +320,7 @@ def test_conv_in_batch_chunks(chunk, monkeypatch):
 def test_conv_kept_patches(need_x, monkeypatch):
     # a small forward keeps its patch matrix for the weight gradient: the same gradients
     # as rebuilding it, also for a second backward (retain_graph) and under create_graph
-    from ember.nn._functional import conv as conv_mod
+    from ember._backend import cpu
 
     x, w, b = rand(3, 4, 7, 6), rand(6, 2, 3, 2), rand(6)
     kw = dict(stride=(2, 1), padding=1, groups=2)
@@ -339,13 +339,13 @@ def test_conv_kept_patches(need_x, monkeypatch):
     kept, a = grads()
     assert kept
     _, a2 = grads(twice=True)
-    monkeypatch.setattr(conv_mod, "_KEEP_BYTES", 0)
+    monkeypatch.setattr(cpu.tuning, "conv_keep_bytes", 0)
     kept, c = grads()
     assert not kept
     for u, v, v2 in zip(a, c, a2, strict=True):
         np.testing.assert_allclose(u, v, atol=1e-12)
         np.testing.assert_allclose(v2, 2 * v, atol=1e-12)
-    monkeypatch.setattr(conv_mod, "_KEEP_BYTES", 8 << 20)
+    monkeypatch.setattr(cpu.tuning, "conv_keep_bytes", 8 << 20)
     assert gradgradcheck(lambda x, w: F.conv2d(x, w, None, **kw), (t64(x[:2]), t64(w)))
 
 

@@ -10,9 +10,12 @@ from hypothesis import strategies as st
 
 import ember
 import ember.nn.functional as F
+from ember._backend import cpu
 from ember.autograd import gradcheck, gradgradcheck
 from ember.nn._functional import _kernels as K
 from ember.nn._functional import conv as C
+
+T = cpu.tuning  # the CPU's convolution tuning (ember._backend._cpu_conv)
 
 RNG = np.random.default_rng(0)
 
@@ -22,14 +25,14 @@ TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-11, atol
 @pytest.fixture
 def always_winograd(monkeypatch):
     """Winograd on for every eligible convolution, whatever its size."""
-    monkeypatch.setattr(C, "WINOGRAD", True)
-    monkeypatch.setattr(C, "_winograd_pays", lambda c, cout, out_sp: True)
+    monkeypatch.setattr(T, "winograd", True)
+    monkeypatch.setattr(T, "winograd_pays", lambda c, cout, out_sp: True)
 
 
 def _run(x, w, b, padding, winograd, transpose=False):
     """(y, gx, gw, gb) of a conv2d (or conv_transpose2d) with or without Winograd."""
-    old = C.WINOGRAD
-    C.WINOGRAD = winograd
+    old = T.winograd
+    T.winograd = winograd
     try:
         xt = ember.tensor(x, requires_grad=True)
         wt = ember.tensor(w, requires_grad=True)
@@ -42,7 +45,7 @@ def _run(x, w, b, padding, winograd, transpose=False):
         return (y.detach().numpy(),) + tuple(
             None if gr is None else gr.numpy() for gr in grads)
     finally:
-        C.WINOGRAD = old
+        T.winograd = old
 
 
 def _compare(x, w, b, padding, transpose=False):
@@ -65,15 +68,15 @@ def _compare(x, w, b, padding, transpose=False):
 def test_winograd_matches_im2col(n, c, cout, h, w, padding, dtype, bias):
     if h + 2 * padding < 3 or w + 2 * padding < 3:
         return
-    old = C._winograd_pays
-    C._winograd_pays = lambda *a: True
+    old = T.winograd_pays
+    T.winograd_pays = lambda *a: True
     try:
         x = RNG.standard_normal((n, c, h, w)).astype(dtype)
         wt = RNG.standard_normal((cout, c, 3, 3)).astype(dtype)
         b = RNG.standard_normal(cout).astype(dtype) if bias else None
         _compare(x, wt, b, padding)
     finally:
-        C._winograd_pays = old
+        T.winograd_pays = old
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -89,7 +92,7 @@ def test_winograd_layer_shapes(always_winograd, dtype, shape, padding):
 
 def test_winograd_chunks(always_winograd, monkeypatch):
     # several chunks of the batch: the weight gradient adds up the chunks' GEMMs
-    monkeypatch.setattr(C, "_WINO_CHUNK_BYTES", 1)
+    monkeypatch.setattr(T, "winograd_chunk_bytes", 1)
     x = RNG.standard_normal((5, 6, 7, 9))
     w = RNG.standard_normal((4, 6, 3, 3))
     _compare(x, w, RNG.standard_normal(4), 1)
@@ -119,8 +122,7 @@ def test_winograd_gradcheck(always_winograd, padding):
 
 def test_winograd_runs(always_winograd, monkeypatch):
     calls = []
-    for name in ("winograd_input", "winograd_output", "winograd_output_adjoint",
-                 "winograd_input_adjoint"):
+    for name in ("conv2d_winograd_forward", "conv2d_winograd_backward"):
         real = getattr(K, name)
 
         def spy(*a, _real=real, _name=name):
@@ -131,8 +133,20 @@ def test_winograd_runs(always_winograd, monkeypatch):
     x = ember.tensor(RNG.standard_normal((2, 3, 6, 6)).astype(np.float32), requires_grad=True)
     w = ember.tensor(RNG.standard_normal((4, 3, 3, 3)).astype(np.float32), requires_grad=True)
     F.conv2d(x, w, padding=1).sum().backward()
-    assert set(calls) == {"winograd_input", "winograd_output", "winograd_output_adjoint",
-                          "winograd_input_adjoint"}
+    assert set(calls) == {"conv2d_winograd_forward", "conv2d_winograd_backward"}
+
+
+def test_winograd_is_a_cpu_kernel_with_its_tuning():
+    # the kernel and its thresholds live with the CPU backend (NOTE [ Kernels by name ])
+    from ember._backend import _cpu_conv
+
+    x32 = np.zeros((2, 16, 8, 8), np.float32)
+    assert cpu.has_kernel("conv2d_winograd_forward", x32)
+    assert not cpu.has_kernel("conv2d_winograd_forward", x32.astype(np.float16))
+    assert T is _cpu_conv.TUNING and T.winograd_pays is _cpu_conv.winograd_pays
+    generic = ember._backend._base.Tuning()
+    assert not generic.winograd and not generic.winograd_pays(64, 64, (32, 32))
+    assert T.conv_chunk_bytes < generic.conv_chunk_bytes  # the CPU chunks for its cache
 
 
 def _geo(kernel=(3, 3), stride=(1, 1), padding=(1, 1), dilation=(1, 1), groups=1, nd=2):
@@ -164,9 +178,9 @@ def test_winograd_dispatch():
 
 def test_winograd_dispatch_switches(monkeypatch):
     x32 = np.zeros((32, 64, 32, 32), np.float32)
-    monkeypatch.setattr(C, "WINOGRAD", False)
+    monkeypatch.setattr(T, "winograd", False)
     assert not C._use_winograd(x32, _geo(), 64, 64, (32, 32))
-    monkeypatch.setattr(C, "WINOGRAD", True)
+    monkeypatch.setattr(T, "winograd", True)
     monkeypatch.setattr(K, "FORCE_FALLBACK", True)
     assert not C._use_winograd(x32, _geo(), 64, 64, (32, 32))
 

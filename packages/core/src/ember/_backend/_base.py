@@ -16,6 +16,8 @@ CPU kernels take C-contiguous float32/float64 arrays). ``backend.kernel(name, x)
 the first registration of the backend's device type that takes ``x``, else the ``any``
 one: op code calls kernels by name and the backend decides. Registration is public
 (:func:`ember.library.register_kernel`), so domain packages add their kernels the same way.
+A device's tuning (chunk sizes, when an algorithm pays) is its backend's ``tuning`` and
+lives with its kernels (the CPU's: ``ember._backend._cpu_conv``), not in op code.
 """
 
 from __future__ import annotations
@@ -23,12 +25,54 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Backend", "KernelEntry", "register_kernel", "kernel_entries", "all_backends", "ANY"]
+__all__ = ["Backend", "KernelEntry", "Tuning", "register_kernel", "kernel_entries", "all_backends",
+           "batch_chunks", "ANY"]
 
 ANY = "any"
 
 # device type -> kernel name -> [KernelEntry], most specific first (in registration order)
 _KERNELS: dict[str, dict[str, list]] = {}
+
+
+class Tuning:
+    """A device's tuning constants, read by op code at each call (``backend.tuning.x``).
+
+    Every backend has the generic values below; a device type whose kernels were measured
+    gives its own (the CPU's are in ``ember._backend._cpu_conv``). Tests change them with
+    ``monkeypatch.setattr(backend.tuning, name, value)``.
+
+    Attributes:
+        conv_chunk_bytes: a convolution's patch matrix is built for chunks of the batch
+            of about this size (on the CPU: to stay in cache; elsewhere: to bound memory).
+        conv_keep_bytes / conv_keep_total_bytes: a forward whose patch matrix is one chunk
+            of at most conv_keep_bytes keeps it for the weight gradient, all kept ones
+            together at most conv_keep_total_bytes.
+        winograd / winograd_pays(c, cout, out_sp): whether 3x3 stride-1 convolutions take
+            the device's Winograd kernel (where it has one), and for which shapes.
+    """
+
+    def __init__(self, **values):
+        self.conv_chunk_bytes = 256 << 20
+        self.conv_keep_bytes = 8 << 20
+        self.conv_keep_total_bytes = 64 << 20
+        self.winograd = False
+        self.winograd_pays = _never
+        self.__dict__.update(values)
+
+    def __repr__(self) -> str:
+        items = ", ".join(f"{k}={v!r}" for k, v in sorted(vars(self).items()))
+        return f"Tuning({items})"
+
+
+def _never(*args) -> bool:
+    return False
+
+
+def batch_chunks(n: int, per_sample_bytes: int, limit: int) -> list:
+    """[(start, stop)] ranges splitting a batch of ``n`` samples into chunks of at most
+    ``limit`` bytes (at least one sample each)."""
+    nb = max(1, min(n, limit // max(per_sample_bytes, 1)))
+    return [(s, min(n, s + nb)) for s in range(0, n, nb)]
 
 
 class KernelEntry:
@@ -106,12 +150,13 @@ class Backend:
         index: the device index (None for the CPU).
         device: the ``ember.device``.
         xp: the array module (``numpy`` or ``cupy``).
+        tuning: the device's :class:`Tuning` (chunk sizes and thresholds of its kernels).
     """
 
     def __init__(self, type: str, index, xp: Any, *, to_numpy: Callable, copy_in: Callable,
                  make_rng: Callable, memory_stats: Callable | None = None,
                  synchronize: Callable | None = None, context: Callable | None = None,
-                 workspace: Callable | None = None):
+                 workspace: Callable | None = None, tuning: Tuning | None = None):
         import contextlib
 
         from ember._device import device
@@ -127,6 +172,7 @@ class Backend:
         self._synchronize = synchronize
         self._context = context if context is not None else contextlib.nullcontext
         self._workspace = workspace
+        self.tuning = tuning if tuning is not None else Tuning()
         self._generator = None
         self._kernels = _KERNELS.setdefault(type, {})
         self._any = _KERNELS.setdefault(ANY, {})

@@ -137,6 +137,21 @@ def _winograd_output_adjoint(g, m):
     return _winograd["winograd_output_adjoint"](g, m)
 
 
+# The Winograd convolution built on these transforms, and the CPU's convolution tuning.
+def _winograd_conv(name):
+    def call(*args):
+        from ember._backend import _cpu_conv
+
+        return getattr(_cpu_conv, name)(*args)
+
+    call.__name__ = name
+    return call
+
+
+_cpu("conv2d_winograd_forward", _winograd_conv("winograd_forward"))
+_cpu("conv2d_winograd_backward", _winograd_conv("winograd_backward"))
+
+
 # -- cross-entropy and the norms (ember._C._loss_norm) --------------------------------------
 
 for _name in ("cross_entropy_forward", "cross_entropy_backward", "batch_norm_forward",

@@ -14,13 +14,14 @@ im2col writes the patches as a (C*K, N, P) matrix (K kernel taps, P output posit
 so that N samples are one GEMM per group: W (Cout, C*K) @ cols (C*K, N*P). The result
 (Cout, N, P) is transposed once into NCHW. The weight gradient is again one GEMM,
 grad (Cout, N*P) @ cols^T, and the input gradient W^T @ grad followed by col2im.
-The batch goes through this in chunks of samples whose patch matrix is a few MB
-(conv._CHUNK_BYTES), so that the patches are read back by the GEMM from cache rather
-than main memory (a quarter less time on ResNet's first layers); the weight gradient
-adds up the chunks' GEMMs.
+The batch goes through this in chunks of samples whose patch matrix is a few MB (the
+device's tuning.conv_chunk_bytes), so that the patches are read back by the GEMM from
+cache rather than main memory (a quarter less time on ResNet's first layers); the weight
+gradient adds up the chunks' GEMMs.
 The patch matrix is the biggest array of a convolution (K times the input). When the
-whole batch is one chunk of at most conv._KEEP_BYTES (and the kept ones together stay
-under conv._KEEP_TOTAL_BYTES), the forward writes it into a fresh array kept on the node
+whole batch is one chunk of at most tuning.conv_keep_bytes (and the kept ones together
+stay under tuning.conv_keep_total_bytes), the forward writes it into a fresh array kept
+on the node
 for the weight gradient, which the first backward uses and drops (LeNet-sized networks,
 where building it again cost as much as the GEMMs). Otherwise it lives only inside one
 call: backward recomputes it from the saved input, and it is written into a per-thread
@@ -39,7 +40,8 @@ from ember._ops._util import xp_of
 __all__ = [
     "has_compiled", "workspace", "im2col", "col2im", "max_pool", "max_pool_regular", "avg_pool",
     "avg_pool_backward", "scatter_add_planes", "winograd_input", "winograd_input_adjoint",
-    "winograd_output", "winograd_output_adjoint",
+    "winograd_output", "winograd_output_adjoint", "conv2d_winograd_forward",
+    "conv2d_winograd_backward",
 ]
 
 # Tests set this to run the array-module implementations on NumPy arrays.
@@ -155,6 +157,20 @@ def winograd_output(m, y):
 def winograd_output_adjoint(g, m):
     """Write the adjoint output transform of ``g`` (N, C, OH, OW) into the tiles ``m``."""
     return _kernel("winograd_output_adjoint", g)(g, m)
+
+
+def conv2d_winograd_forward(x, w, b, padding, out_sp):
+    """y (N, Cout, OH, OW) = conv2d(x, w (Cout, C, 3, 3), stride 1, ``padding`` (ph, pw)) + b
+    by Winograd F(2x2, 3x3), in x's dtype. A device-specific kernel only (the CPU's is
+    ``ember._backend._cpu_conv``): callers ask :func:`has_compiled` first."""
+    return _kernel("conv2d_winograd_forward", x)(x, w, b, padding, out_sp)
+
+
+def conv2d_winograd_backward(x, g, w, padding, in_sp, need_input, need_weight):
+    """(gx, gw) of :func:`conv2d_winograd_forward` for the output gradient ``g`` (either
+    skipped as None where not needed); ``in_sp`` is the input's (H, W)."""
+    return _kernel("conv2d_winograd_backward", g)(x, g, w, padding, in_sp, need_input,
+                                                  need_weight)
 
 
 # --- pooling ----------------------------------------------------------------------------------

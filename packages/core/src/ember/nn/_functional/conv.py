@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from ember._backend import backend_of
+from ember._backend._base import batch_chunks
 from ember._C._core import Node, is_grad_enabled
 from ember._ops._util import TensorBase, apply, type_name, xp_of
 from ember.nn._functional import _kernels as K
@@ -84,16 +86,13 @@ def _group_dot(xp, a, b, out=None):
     return out
 
 
-# The batch is processed in chunks whose patch matrix is about this size, so that the
-# patches are written and read back by the GEMM in cache rather than in main memory (see
-# NOTE [ Convolution layout ] in _kernels); every GEMM is still (C*K) x (chunk * P).
-_CHUNK_BYTES = 8 << 20
+# The batch is processed in chunks whose patch matrix is about the device's
+# tuning.conv_chunk_bytes, so that on the CPU the patches are written and read back by the
+# GEMM in cache rather than in main memory (see NOTE [ Convolution layout ] in _kernels);
+# every GEMM is still (C*K) x (chunk * P).
 
-
-def _chunks(n, per_sample_bytes, limit=None):
-    limit = _CHUNK_BYTES if limit is None else limit
-    nb = max(1, min(n, limit // max(per_sample_bytes, 1)))
-    return [(s, min(n, s + nb)) for s in range(0, n, nb)]
+def _chunks(n, per_sample_bytes, like):
+    return batch_chunks(n, per_sample_bytes, _tuning(like).conv_chunk_bytes)
 
 
 def _scratch(xp, shape, dtype, slot, like):
@@ -122,139 +121,31 @@ def _grad_columns(xp, g3, groups):
 
 
 # ---------------------------------------------------------------------------------------
-# Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions (see NOTE [ Winograd convolution ] in
-# ember._C._conv): 16 GEMMs of (Cout, C) @ (C, tiles) instead of one of
-# (Cout, 9C) @ (9C, 4 tiles), 2.25x fewer multiplies, and the same for both gradients.
-
-# The Winograd path is written for NumPy arrays (np below): it runs only where the compiled
-# CPU transforms take the arrays (_use_winograd asks the backend), never on another device.
-# Its tuning (thresholds, chunk sizes) belongs with the CPU kernels; it is still here.
-
-# Tests switch it off to compare against the im2col path.
-WINOGRAD = True
-
-# The chunk of the batch whose transformed tiles (16, C, chunk, tiles) are about this size.
-_WINO_CHUNK_BYTES = 4 << 20
-
-# kron(G, G) (16, 9): U[4i + j] = sum_ab G[i, a] G[j, b] g[a, b] for a 3x3 kernel g.
-_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
-_GG = {np.dtype(t): np.kron(_G, _G).astype(t) for t in (np.float32, np.float64)}
-
+# Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions: a kernel of the CPU backend
+# (ember._backend._cpu_conv, which also holds its tuning). Op code decides only whether
+# the convolution is of the kind it computes and whether the device has it.
 
 def _use_winograd(a, geo, c, cout, out_sp):
     """Whether the convolution of ``a`` (the input or output gradient, in compute dtype)
-    takes the Winograd path: 2-d, 3x3, stride 1, dilation 1, one group, an array the
-    compiled transforms take (float32/float64 on the CPU), and shapes where it was measured
-    faster than im2col."""
-    if not (WINOGRAD and geo.nd == 2 and geo.groups == 1 and geo.kernel == (1, 3, 3)
+    takes the Winograd kernel: 2-d, 3x3, stride 1, dilation 1, one group, an array the
+    device's Winograd kernel takes, and shapes where the device's tuning says it pays."""
+    if not (geo.nd == 2 and geo.groups == 1 and geo.kernel == (1, 3, 3)
             and geo.stride == (1, 1, 1) and geo.dilation == (1, 1, 1)
-            and K.has_compiled("winograd_input", a)):
+            and K.has_compiled("conv2d_winograd_forward", a)):
         return False
-    return _winograd_pays(c, cout, out_sp)
+    tuning = _tuning(a)
+    return tuning.winograd and tuning.winograd_pays(c, cout, out_sp)
 
 
-def _winograd_pays(c, cout, out_sp):
-    # Measured on 2 cores (batch 32, float32, forward + both gradients): 10-25% faster than
-    # im2col at 64@32x32, 128@16x16, 256@8x8 and 512@4x4. The transforms are per-plane
-    # loops whose cost does not shrink with the channel count, so the 16 GEMMs must be
-    # big enough to pay for them: not for the 3-channel first layer or 1-4 outputs.
-    return min(c, cout) >= 16 and out_sp[0] * out_sp[1] >= 16
+def _tuning(a):
+    """The convolution tuning of ``a``'s device (``Backend.tuning``: chunk sizes, kept
+    patch matrices, Winograd thresholds)."""
+    return backend_of(a).tuning
 
 
-def _wino_tiles(out_sp):
-    return (out_sp[0] + 1) // 2, (out_sp[1] + 1) // 2
-
-
-# Each of the 16 transform positions of a tile array starts this many elements after the
-# end of the previous one. Without the gap the positions lie a power-of-two apart, and the
-# transforms, which write (or read) all 16 of them in one pass, kept evicting their own
-# cache lines (measured: the output-adjoint transform of 128@16x16, batch 32, took 4.8 ms
-# with contiguous positions, 1.1 ms with the gap).
-_WINO_GAP = 16
-
-
-def _wino_array(shape, cd, slot):
-    """A (16, C, N, T) workspace tile array whose positions are _WINO_GAP elements apart."""
-    size = math.prod(shape[1:])
-    buf = K.workspace((16, size + _WINO_GAP), cd, slot)
-    return buf[:, :size].reshape(shape)
-
-
-def _wino_weight(w, cd):
-    """(16, Cout, C) = G w G^T of w (Cout, C, 3, 3)."""
-    cout, c = w.shape[:2]
-    w2 = np.ascontiguousarray(w, dtype=cd).reshape(cout * c, 9)
-    return np.dot(_GG[np.dtype(cd)], w2.T).reshape(16, cout, c)
-
-
-def _wino_forward(x, w, b, geo, out_sp, cd):
-    x = np.ascontiguousarray(x, dtype=cd)
-    n, c = x.shape[:2]
-    cout = w.shape[0]
-    tiles = _wino_tiles(out_sp)
-    t = tiles[0] * tiles[1]
-    pad = geo.padding[1:]
-    u = _wino_weight(w, cd)
-    y = np.empty((n, cout) + tuple(out_sp), dtype=cd)
-    for s, e in _chunks(n, 16 * max(c, cout) * t * x.itemsize, _WINO_CHUNK_BYTES):
-        m = e - s
-        v = K.winograd_input(x[s:e], _wino_array((16, c, m, t), cd, 0), pad, tiles)
-        mm = _group_dot(np, u, v.reshape(16, c, m * t),
-                        out=_wino_array((16, cout, m * t), cd, 1))
-        K.winograd_output(mm.reshape(16, cout, m, t), y[s:e])
-    if b is not None:
-        y += b.astype(cd, copy=False).reshape(cout, 1, 1)
-    return y
-
-
-def _wino_backward(x, g, w, geo, in_sp, need_input, need_weight, cd):
-    g = np.ascontiguousarray(g, dtype=cd)
-    n, cout = g.shape[:2]
-    out_sp = g.shape[2:]
-    tiles = _wino_tiles(out_sp)
-    t = tiles[0] * tiles[1]
-    pad = geo.padding[1:]
-    if need_weight:
-        x = np.ascontiguousarray(x, dtype=cd)
-        c = x.shape[1]
-        # zeros, not empty: an empty batch runs no chunk and must give a zero gradient
-        du = (np.zeros if n == 0 else np.empty)((16, cout, c), dtype=cd)
-    else:
-        du = None
-    if need_input:
-        c = w.shape[1]
-        ut = _wino_weight(w, cd).transpose(0, 2, 1)
-        gx = np.zeros((n, c) + tuple(in_sp), dtype=cd)
-    else:
-        gx = None
-    first = True
-    for s, e in _chunks(n, 16 * max(c, cout) * t * g.itemsize, _WINO_CHUNK_BYTES):
-        m = e - s
-        dm = K.winograd_output_adjoint(g[s:e], _wino_array((16, cout, m, t), cd, 1))
-        dm = dm.reshape(16, cout, m * t)
-        if need_weight:
-            v = K.winograd_input(x[s:e], _wino_array((16, c, m, t), cd, 0), pad, tiles)
-            vt = v.reshape(16, c, m * t).transpose(0, 2, 1)
-            if first:
-                _group_dot(np, dm, vt, out=du)
-            else:
-                du += _group_dot(np, dm, vt, out=K.workspace(du.shape, cd, 2))
-        if need_input:
-            dv = _group_dot(np, ut, dm, out=_wino_array((16, c, m * t), cd, 0))
-            K.winograd_input_adjoint(dv.reshape(16, c, m, t), gx[s:e], pad, tiles)
-        first = False
-    gw = None
-    if du is not None:
-        # the adjoint of _wino_weight: G^T dU G
-        gw = np.dot(du.reshape(16, cout * c).T, _GG[np.dtype(cd)]).reshape(cout, c, 3, 3)
-    return gx, gw
-
-
-# A forward whose patch matrix is one chunk of at most this size keeps it for the weight
-# gradient (see Convolution), so that backward does not build it again; all the patch
-# matrices kept at one time are held to _KEEP_TOTAL_BYTES.
-_KEEP_BYTES = 8 << 20
-_KEEP_TOTAL_BYTES = 64 << 20
+# A forward whose patch matrix is one chunk of at most the device's tuning.conv_keep_bytes
+# keeps it for the weight gradient (see Convolution), so that backward does not build it
+# again; all the patch matrices kept at one time are held to tuning.conv_keep_total_bytes.
 _kept_bytes = 0
 
 
@@ -277,12 +168,12 @@ class _KeptCols:
 def conv_forward(x, w, b, geo, out_sp, keep=None):
     """y (N, Cout, *out) = conv(x, w) + b, arrays in (N, C, *spatial) layout.
 
-    With ``keep`` (a list), a patch matrix small enough to keep (see _KEEP_BYTES) is
+    With ``keep`` (a list), a patch matrix small enough to keep (see tuning.conv_keep_bytes) is
     appended to it as a _KeptCols, for :func:`conv_backward`'s ``cols``.
     """
     xp = xp_of(x)
     if _use_winograd(x, geo, x.shape[1], w.shape[0], out_sp):
-        return _wino_forward(x, w, b, geo, out_sp, x.dtype)
+        return K.conv2d_winograd_forward(x, w, b, geo.padding[1:], out_sp)
     nd, groups = geo.nd, geo.groups
     out_dtype = x.dtype
     cd = _compute_dtype(x.dtype)
@@ -298,10 +189,11 @@ def conv_forward(x, w, b, geo, out_sp, keep=None):
     p = math.prod(out3)
     w3 = xp.ascontiguousarray(w).reshape(groups, og, cg * kk)
     y = xp.empty((n, cout, p), dtype=cd)
-    chunks = _chunks(n, c * kk * p * x5.itemsize)
+    chunks = _chunks(n, c * kk * p * x5.itemsize, x5)
     nbytes = n * c * kk * p * x5.itemsize
-    if keep is not None and (len(chunks) != 1 or nbytes > _KEEP_BYTES
-                             or _kept_bytes + nbytes > _KEEP_TOTAL_BYTES):
+    tuning = _tuning(x5)
+    if keep is not None and (len(chunks) != 1 or nbytes > tuning.conv_keep_bytes
+                             or _kept_bytes + nbytes > tuning.conv_keep_total_bytes):
         keep = None
     for s, e in chunks:
         m = e - s
@@ -340,7 +232,8 @@ def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True, cols=N
         w = w.astype(cd) if w is not None else None
     if _use_winograd(g, geo, x.shape[1] if w is None else w.shape[1], g.shape[1],
                      g.shape[2:]):
-        gx, gw = _wino_backward(x, g, w, geo, in_sp, need_input, need_weight, cd)
+        gx, gw = K.conv2d_winograd_backward(x, g, w, geo.padding[1:], in_sp, need_input,
+                                             need_weight)
         return tuple(a.astype(out_dtype) if a is not None and a.dtype != out_dtype else a
                      for a in (gx, gw))
     n, cout = g.shape[:2]
@@ -366,7 +259,7 @@ def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True, cols=N
         gx = None
     cg = c // groups
     first = True
-    chunks = _chunks(n, max(c * kk, cout) * p * g3.itemsize)
+    chunks = _chunks(n, max(c * kk, cout) * p * g3.itemsize, g3)
     if cols is not None and (len(chunks) != 1 or cols.dtype != cd
                              or cols.shape != (c * kk, n, p)):
         cols = None

@@ -1,0 +1,171 @@
+"""The CPU's convolution tuning, and its Winograd F(2x2, 3x3) kernel for 3x3 stride-1
+convolutions (see NOTE [ Winograd convolution ] in ``ember._C._conv``).
+
+Winograd computes a 3x3 convolution as 16 GEMMs of (Cout, C) @ (C, tiles) instead of one of
+(Cout, 9C) @ (9C, 4 tiles): 2.25x fewer multiplies, and the same for both gradients. It is
+written for NumPy arrays and the compiled tile transforms of ``ember._C._conv``, and is
+registered for the CPU only (float32/float64), as ``conv2d_winograd_forward`` and
+``conv2d_winograd_backward``; the convolution op (``ember.nn._functional.conv``) takes it
+for the convolutions it computes where :data:`TUNING` says it pays.
+
+Every number here was measured on the CPU (2 cores; see the comments): it is the CPU
+backend's ``tuning`` (``ember.cpu``'s :attr:`~ember._backend.Backend.tuning`), and tests
+change it there.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember._backend._base import Tuning, batch_chunks
+
+__all__ = ["TUNING", "winograd_pays", "winograd_forward", "winograd_backward"]
+
+
+def winograd_pays(c, cout, out_sp):
+    """Whether Winograd beats im2col for ``c`` -> ``cout`` channels at output size
+    ``out_sp`` (H, W)."""
+    # Measured on 2 cores (batch 32, float32, forward + both gradients): 10-25% faster than
+    # im2col at 64@32x32, 128@16x16, 256@8x8 and 512@4x4. The transforms are per-plane
+    # loops whose cost does not shrink with the channel count, so the 16 GEMMs must be
+    # big enough to pay for them: not for the 3-channel first layer or 1-4 outputs.
+    return min(c, cout) >= 16 and out_sp[0] * out_sp[1] >= 16
+
+
+TUNING = Tuning(
+    # The batch goes through im2col in chunks whose patch matrix is about this size, so
+    # that the patches are written and read back by the GEMM in cache rather than in main
+    # memory (a quarter less time on ResNet's first layers; NOTE [ Convolution layout ] in
+    # ember.nn._functional._kernels).
+    conv_chunk_bytes=8 << 20,
+    # A forward whose patch matrix is one chunk of at most this size keeps it for the weight
+    # gradient (LeNet-sized networks, where building it again cost as much as the GEMMs),
+    # all of them together at most conv_keep_total_bytes.
+    conv_keep_bytes=8 << 20,
+    conv_keep_total_bytes=64 << 20,
+    # Winograd on/off (tests switch it off to compare against im2col), its rule, and the
+    # chunk of the batch whose transformed tiles (16, C, chunk, tiles) are about this size.
+    winograd=True,
+    winograd_pays=winograd_pays,
+    winograd_chunk_bytes=4 << 20,
+)
+
+# kron(G, G) (16, 9): U[4i + j] = sum_ab G[i, a] G[j, b] g[a, b] for a 3x3 kernel g.
+_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+_GG = {np.dtype(t): np.kron(_G, _G).astype(t) for t in (np.float32, np.float64)}
+
+# Each of the 16 transform positions of a tile array starts this many elements after the
+# end of the previous one. Without the gap the positions lie a power-of-two apart, and the
+# transforms, which write (or read) all 16 of them in one pass, kept evicting their own
+# cache lines (measured: the output-adjoint transform of 128@16x16, batch 32, took 4.8 ms
+# with contiguous positions, 1.1 ms with the gap).
+_GAP = 16
+
+
+def _transforms():
+    from ember._C import _conv  # loaded on the first Winograd convolution
+
+    return _conv
+
+
+def _workspace(shape, dtype, slot):
+    from ember._backend._cpu_kernels import workspace
+
+    return workspace(shape, dtype, slot)
+
+
+def _tiles(out_sp):
+    return (out_sp[0] + 1) // 2, (out_sp[1] + 1) // 2
+
+
+def _tile_array(shape, cd, slot):
+    """A (16, C, N, T) workspace tile array whose positions are _GAP elements apart."""
+    size = math.prod(shape[1:])
+    buf = _workspace((16, size + _GAP), cd, slot)
+    return buf[:, :size].reshape(shape)
+
+
+def _group_dot(a, b, out):
+    # one BLAS GEMM per position (dot, not matmul: see ember.nn._functional.conv._group_dot)
+    for i in range(a.shape[0]):
+        np.dot(a[i], b[i], out=out[i])
+    return out
+
+
+def _weight(w, cd):
+    """(16, Cout, C) = G w G^T of w (Cout, C, 3, 3)."""
+    cout, c = w.shape[:2]
+    w2 = np.ascontiguousarray(w, dtype=cd).reshape(cout * c, 9)
+    return np.dot(_GG[np.dtype(cd)], w2.T).reshape(16, cout, c)
+
+
+def winograd_forward(x, w, b, padding, out_sp):
+    """y (N, Cout, OH, OW) = conv2d(x, w, stride 1, ``padding`` (ph, pw)) + b, in x's dtype."""
+    conv = _transforms()
+    cd = x.dtype
+    x = np.ascontiguousarray(x)
+    n, c = x.shape[:2]
+    cout = w.shape[0]
+    tiles = _tiles(out_sp)
+    t = tiles[0] * tiles[1]
+    ph, pw = padding
+    u = _weight(w, cd)
+    y = np.empty((n, cout) + tuple(out_sp), dtype=cd)
+    for s, e in batch_chunks(n, 16 * max(c, cout) * t * x.itemsize,
+                             TUNING.winograd_chunk_bytes):
+        m = e - s
+        v = conv.winograd_input(x[s:e], _tile_array((16, c, m, t), cd, 0), ph, pw, *tiles)
+        mm = _group_dot(u, v.reshape(16, c, m * t), _tile_array((16, cout, m * t), cd, 1))
+        conv.winograd_output(mm.reshape(16, cout, m, t), y[s:e])
+    if b is not None:
+        y += b.astype(cd, copy=False).reshape(cout, 1, 1)
+    return y
+
+
+def winograd_backward(x, g, w, padding, in_sp, need_input, need_weight):
+    """(gx, gw): the input and weight gradients of :func:`winograd_forward` for the output
+    gradient ``g`` (either skipped as None), in g's dtype."""
+    conv = _transforms()
+    cd = g.dtype
+    g = np.ascontiguousarray(g)
+    n, cout = g.shape[:2]
+    tiles = _tiles(g.shape[2:])
+    t = tiles[0] * tiles[1]
+    ph, pw = padding
+    if need_weight:
+        x = np.ascontiguousarray(x, dtype=cd)
+        c = x.shape[1]
+        # zeros, not empty: an empty batch runs no chunk and must give a zero gradient
+        du = (np.zeros if n == 0 else np.empty)((16, cout, c), dtype=cd)
+    else:
+        du = None
+    if need_input:
+        c = w.shape[1]
+        ut = _weight(w, cd).transpose(0, 2, 1)
+        gx = np.zeros((n, c) + tuple(in_sp), dtype=cd)
+    else:
+        gx = None
+    first = True
+    for s, e in batch_chunks(n, 16 * max(c, cout) * t * g.itemsize,
+                             TUNING.winograd_chunk_bytes):
+        m = e - s
+        dm = conv.winograd_output_adjoint(g[s:e], _tile_array((16, cout, m, t), cd, 1))
+        dm = dm.reshape(16, cout, m * t)
+        if need_weight:
+            v = conv.winograd_input(x[s:e], _tile_array((16, c, m, t), cd, 0), ph, pw, *tiles)
+            vt = v.reshape(16, c, m * t).transpose(0, 2, 1)
+            if first:
+                _group_dot(dm, vt, du)
+            else:
+                du += _group_dot(dm, vt, _workspace(du.shape, cd, 2))
+        if need_input:
+            dv = _group_dot(ut, dm, _tile_array((16, c, m * t), cd, 0))
+            conv.winograd_input_adjoint(dv.reshape(16, c, m, t), gx[s:e], ph, pw, *tiles)
+        first = False
+    gw = None
+    if du is not None:
+        # the adjoint of _weight: G^T dU G
+        gw = np.dot(du.reshape(16, cout * c).T, _GG[np.dtype(cd)]).reshape(cout, c, 3, 3)
+    return gx, gw
