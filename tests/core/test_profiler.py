@@ -196,3 +196,51 @@ def test_tensorboard_trace_handler_writes_a_trace(tmp_path):
 def test_activities_are_checked():
     with pytest.raises(TypeError, match="ProfilerActivity"):
         profile(activities=["cpu"])
+
+
+class _Kinds:
+    """A listener recording what the dispatch point announced, and how."""
+
+    def __init__(self, with_backward=True):
+        self.calls = []
+        if with_backward:
+            self.enter_backward = lambda name: self.calls.append(("backward", name))
+
+    def enter(self, name, inputs):
+        self.calls.append(("op", name))
+
+    def exit(self, token):
+        pass
+
+
+@pytest.mark.parametrize("with_backward", [True, False])
+def test_backward_nodes_are_announced_apart_from_ops(with_backward):
+    class Twice(ember.autograd.Function):  # a node whose name says nothing of backward
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    listener = _Kinds(with_backward)
+    x = ember.ones(3, requires_grad=True)
+    _dispatch.add_listener(listener)
+    try:
+        Twice.apply(x).sum().backward()
+    finally:
+        _dispatch.remove_listener(listener)
+    backward = [n for k, n in listener.calls if k == "backward"]
+    ops = [n for k, n in listener.calls if k == "op"]
+    assert "Twice" in ops and "sum" in ops  # the Function's forward is announced once
+    if with_backward:
+        assert backward == ["SumBackward0", "TwiceBackward"]
+        assert not set(backward) & set(ops)
+    else:  # a listener without enter_backward hears backward nodes through enter
+        assert not backward and ops.count("TwiceBackward") == 1
+    with profile() as prof:  # the profiler keeps a backward node's name, prefixes ops
+        Twice.apply(ember.ones(2, requires_grad=True)).sum().backward()
+    names = _names(prof)
+    assert any("Twice" in n and not n.startswith("ember::") for n in names)
+    assert "ember::sum" in names

@@ -2,7 +2,8 @@
 
 The compiled core holds one listener; this module lets several coexist (the profiler and
 a tracer, two nested profilers) by installing a fan-out when there is more than one. A
-listener has ``enter(name, inputs) -> token`` and ``exit(token)``.
+listener has ``enter(name, inputs) -> token``, ``exit(token)`` and optionally
+``enter_backward(name) -> token`` for a node's backward (else it gets ``enter(name, ())``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ class _Fanout:
 
     def enter(self, name, inputs):
         return [t.enter(name, inputs) for t in self.targets]
+
+    def enter_backward(self, name):
+        return [t.enter_backward(name) if hasattr(t, "enter_backward") else t.enter(name, ())
+                for t in self.targets]
 
     def exit(self, tokens):
         for t, tok in zip(self.targets, tokens):

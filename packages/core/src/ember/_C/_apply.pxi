@@ -27,6 +27,13 @@ def apply(op_cls, *args):
     return apply_impl(op_cls, args)
 
 
+def apply_unannounced(op_cls, *args):
+    """``apply`` without telling the dispatch listener: for a node recorded inside an op
+    that was announced already (autograd.Function.apply records its outputs' node inside
+    its own dispatch; announcing ``<Name>Backward`` again would list it as a second op)."""
+    return apply_impl(op_cls, args)
+
+
 cdef object apply_impl(object op_cls, tuple args):
     cdef Node node = Node.__new__(op_cls)
     cdef Py_ssize_t n = len(args), i

@@ -10,19 +10,29 @@
 # (ops that build their result without a Node: creation, sampling, conversions) and, in
 # backward, each node's backward. When a listener is installed (the profiler, a tracer)
 # it sees each op begin and end: ``token = listener.enter(name, inputs)`` before and
-# ``listener.exit(token)`` after, nested calls included. With no listener the cost is one
-# test of a C flag per op.
+# ``listener.exit(token)`` after, nested calls included. A node's backward in the engine
+# is announced as ``token = listener.enter_backward(name)`` (the node's name,
+# ``MulBackward0``), so that a listener tells the two apart without reading names; one
+# without enter_backward gets ``enter(name, ())``. With no listener the cost is one test
+# of a C flag per op.
 cdef bint _listening = False
 cdef object _listener = None
+cdef object _listener_backward = None
 
 
 def set_dispatch_listener(listener):
     """Install ``listener`` at the dispatch point (None removes it); returns the previous
-    one. ``listener.enter(name, inputs)`` returns a token passed to ``listener.exit``."""
-    global _listening, _listener
+    one. ``listener.enter(name, inputs)`` (an op) and ``listener.enter_backward(name)`` (a
+    node's backward; optional) return a token passed to ``listener.exit``."""
+    global _listening, _listener, _listener_backward
     prev = _listener
     _listener = listener
     _listening = listener is not None
+    _listener_backward = None
+    if listener is not None:
+        _listener_backward = getattr(listener, "enter_backward", None)
+        if _listener_backward is None:
+            _listener_backward = lambda name: listener.enter(name, ())  # noqa: E731
     return prev
 
 

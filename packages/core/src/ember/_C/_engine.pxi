@@ -217,7 +217,7 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
             nexts = node._next
             if any_grad:
                 if _listening:
-                    token = _listener.enter(node.name(), ())
+                    token = _listener_backward(node.name())
                     try:
                         in_grads = node.call_backward(grads)
                     finally:

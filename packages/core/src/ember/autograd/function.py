@@ -391,7 +391,7 @@ def _wrap_outputs(cls, ctx, args, output, recording):
 
     _pending.arrays = tuple(outs[i]._data for i in positions)
     _pending.node = None
-    wrapped = _core.apply(cls._backward_cls, *args)
+    wrapped = _core.apply_unannounced(cls._backward_cls, *args)
     node = _pending.node
     _pending.node = None
 

@@ -123,9 +123,14 @@ class _Recorder:
         return st
 
     def enter(self, name, inputs, annotation=False):
+        # ops get the prefix ("ember::add"); annotations and backward nodes keep their name
+        return self._begin(name if annotation else self.prefix + name, inputs, annotation)
+
+    def enter_backward(self, name):
+        return self._begin(name, (), False)
+
+    def _begin(self, name, inputs, annotation):
         now = time.perf_counter_ns()
-        if not annotation and "Backward" not in name and name != "AccumulateGrad":
-            name = self.prefix + name  # ops; a node's backward keeps its node's name
         ev = FunctionEvent(len(self.events), name, threading.get_ident(),
                            (now - self.t0) / 1000.0,
                            _shapes(inputs) if self.record_shapes else None, annotation)
