@@ -32,7 +32,9 @@ def set_dispatch_listener(listener):
     if listener is not None:
         _listener_backward = getattr(listener, "enter_backward", None)
         if _listener_backward is None:
-            _listener_backward = lambda name: listener.enter(name, ())  # noqa: E731
+            def enter_backward(name):
+                return listener.enter(name, ())
+            _listener_backward = enter_backward
     return prev
 
 
