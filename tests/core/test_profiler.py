@@ -244,3 +244,37 @@ def test_backward_nodes_are_announced_apart_from_ops(with_backward):
     names = _names(prof)
     assert any("Twice" in n and not n.startswith("ember::") for n in names)
     assert "ember::sum" in names
+
+
+# Ops that may return without an announcement: they hand back their input itself (a real
+# tensor's conj/real/resolve_*, a no-op .to, atleast_* of a big-enough tensor) or answer
+# a flag without computing.
+_RETURN_INPUT_OR_FLAG = {"to", "conj", "real", "real_part", "resolve_conj", "resolve_neg",
+                         "atleast_1d", "atleast_2d", "is_conj", "is_neg"}
+
+
+def test_every_registered_op_passes_the_dispatch_point():
+    from ember._ops._registry import registered_ops
+
+    counted = _Kinds()
+    x, y, i = ember.randn(3, 4), ember.randn(3, 4), ember.tensor([0, 1])
+    silent, ran = [], 0
+    _dispatch.add_listener(counted)
+    try:
+        for op in registered_ops():
+            if op.namespace != "ember" or op.name in _RETURN_INPUT_OR_FLAG:
+                continue
+            for args in ((x,), (x, y), (x, 0), (x, i), (x, 1, i)):
+                counted.calls.clear()
+                try:
+                    op.function(*args)
+                except Exception:  # noqa: BLE001 - try the next argument pattern
+                    continue
+                ran += 1
+                if not counted.calls:
+                    silent.append(op.name)
+                break
+    finally:
+        _dispatch.remove_listener(counted)
+    assert ran > 200  # of the ~350 top-level ops; the others take other arguments
+    assert not silent, f"ops that ran without passing the dispatch point: {silent}"

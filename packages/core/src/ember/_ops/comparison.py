@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember import _dtype
-from ember._C._core import Node
+from ember._C._core import Node, dispatched
 from ember._ops._operands import (
     check_kernel,
     forward_op,
@@ -148,6 +148,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
+@dispatched
 def equal(input, other) -> bool:
     """True if both tensors have the same shape and the same values (a Python bool; nan is
     never equal to nan)."""

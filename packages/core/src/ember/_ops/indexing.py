@@ -21,7 +21,7 @@ import operator
 import numpy as np
 
 from ember._backend import backend_of
-from ember._C._core import Node, apply_inplace, check_inplace_overlap, is_grad_enabled
+from ember._C._core import Node, apply_inplace, check_inplace_overlap, dispatched, is_grad_enabled
 from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, with_out, wrap, xp_of
 from ember._ops.shape import (
     BasicIndex,
@@ -640,6 +640,7 @@ def masked_select(input, mask, *, out=None):
 # ---------------------------------------------------------------------------
 # nonzero
 
+@dispatched
 def nonzero(input, *, out=None, as_tuple=False):
     """The indices of the non-zero entries of ``input``: an ``(n, input.dim())`` int64
     tensor, or with ``as_tuple=True`` one 1-d tensor per dim."""

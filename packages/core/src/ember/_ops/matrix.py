@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 
+from ember._C._core import dispatched
 from ember._ops import _linalg_decomp as _dec
 from ember._ops import _linalg_solve as _sol
 from ember._ops._util import xp_of
@@ -139,6 +140,7 @@ def orgqr(input, tau):
     return _dec.householder_product(input, tau)
 
 
+@dispatched
 def geqrf(input, *, out=None):
     """geqrf(input, *, out=None) -> (Tensor, Tensor)
 

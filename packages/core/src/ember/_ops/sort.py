@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ember._C._core import Node
+from ember._C._core import Node, dispatched
 from ember._ops._util import TensorBase, apply, with_out, wrap, wrap_dim, xp_of
 from ember._ops.reduction import (
     Extremum,
@@ -406,6 +406,7 @@ def _unique_result(values, inverse, counts, return_inverse, return_counts):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@dispatched
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)
 
@@ -433,6 +434,7 @@ def _dim_of_nonscalar(x, dim, fn):
     return wrap_dim(int_dim(dim, fn), x.ndim)
 
 
+@dispatched
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)
 
