@@ -732,6 +732,16 @@ def test_embedding_max_norm_renormalizes_in_place():
                                rtol=1e-6)
 
 
+
+def test_embedding_max_norm_on_an_expanded_weight_is_refused_clearly():
+    # its rows share memory: the in-place renorm raises the in-place ops' error (was
+    # NumPy's "assignment destination is read-only"); below max_norm nothing is written
+    w = ember.full((1, 3), 5.0).expand(4, 3)
+    with pytest.raises(RuntimeError, match="clone"):
+        F.embedding(ember.tensor([0, 2]), w, max_norm=1.0)
+    out = F.embedding(ember.tensor([0, 2]), w, max_norm=100.0)
+    np.testing.assert_allclose(arr(out), np.full((2, 3), 5.0))
+
 def test_embedding_errors():
     w = ember.randn(5, 3)
     with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have "

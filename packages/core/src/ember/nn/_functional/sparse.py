@@ -64,6 +64,11 @@ def _renorm_(weight, idx, max_norm, norm_type):
         norms = (a ** norm_type).sum(axis=1) ** (1.0 / norm_type)
     big = norms > max_norm
     if bool(big.any()):
+        if not getattr(w.flags, "writeable", True):  # an expanded weight: rows share memory
+            raise RuntimeError(
+                "embedding with max_norm renormalizes the weight in place: unsupported "
+                "operation: more than one element of the written-to tensor refers to a single "
+                "memory location. Please clone() the weight before performing the operation.")
         scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
         w[rows[big]] = sel[big] * scale[:, None]
         weight._bump_version()
