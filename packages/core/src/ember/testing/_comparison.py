@@ -72,14 +72,37 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
         ok = np.isclose(a64, e64, rtol=rtol, atol=atol, equal_nan=equal_nan)
         ok |= (a64 == e64)  # infinities of the same sign
     if not np.all(ok):
-        bad = int(np.size(ok) - np.count_nonzero(ok))
-        diff = np.abs(a.astype(np.float64) - e.astype(np.float64)) if a.dtype.kind != "c" \
-            else np.abs(a - e)
-        worst = np.unravel_index(np.nanargmax(np.where(ok, 0, diff)), a.shape) if a.shape else ()
-        raise AssertionError(msg or (
-            f"Tensor-likes are not close!\n\nMismatched elements: {bad} / {np.size(ok)}\n"
-            f"Greatest absolute difference: {np.nanmax(np.where(ok, 0, diff))} at index "
-            f"{tuple(int(i) for i in worst)} (up to {atol} allowed)\n"
-            f"Greatest relative difference: "
-            f"{np.nanmax(np.where(ok, 0, diff / np.maximum(np.abs(e), 1e-300)))} "
-            f"(up to {rtol} allowed)"))
+        raise AssertionError(msg or _mismatch_message(a, e, ok, rtol, atol))
+
+
+def _worst(diff, ok):
+    """(value, index) of the greatest difference among the mismatches; NaN wins, as in
+    PyTorch (its max propagates NaN)."""
+    d = np.where(ok, 0, diff).reshape(-1)
+    nan = np.flatnonzero(np.isnan(d))
+    i = int(nan[0]) if nan.size else int(np.argmax(d))
+    return float(d[i]), i
+
+
+def _mismatch_message(a, e, ok, rtol, atol):
+    bad = int(np.size(ok) - np.count_nonzero(ok))
+    total = int(np.size(ok))
+    with np.errstate(all="ignore"):  # inf - inf, x / 0: the message says nan / inf
+        # in the two inputs' common dtype, as PyTorch (its float32 figures are float32's)
+        dt = np.result_type(a.dtype, e.dtype)
+        if dt.kind not in "fc":
+            dt = np.dtype(np.float64)
+        diff = np.abs(a.astype(dt) - e.astype(dt))
+        rel = diff / np.abs(e.astype(dt))
+    abs_v, abs_i = _worst(diff, ok)
+    rel_v, rel_i = _worst(rel, ok)
+
+    def where(i):
+        return tuple(int(k) for k in np.unravel_index(i, a.shape)) if a.shape else ()
+
+    return (f"Tensor-likes are not close!\n\nMismatched elements: {bad} / {total} "
+            f"({100.0 * bad / total:.1f}%)\n"
+            f"Greatest absolute difference: {abs_v} at index {where(abs_i)} "
+            f"(up to {atol} allowed)\n"
+            f"Greatest relative difference: {rel_v} at index {where(rel_i)} "
+            f"(up to {rtol} allowed)")
