@@ -8,6 +8,7 @@ then two linear layers), trained with ``ember.optim.SGD`` with momentum on cross
 The code is what it would be with PyTorch: replace ``ember`` by ``torch``.
 
     python examples/train_mnist.py               # synthetic digits, about a minute on 2 cores
+                                                 # (saves the weights to mnist_convnet.pt)
     python examples/train_mnist.py --mnist ~/data/mnist --train-size 60000 --test-size 10000
 """
 
@@ -45,6 +46,25 @@ class ConvNet(nn.Module):
         return self.classifier(self.features(x))
 
 
+def progress(steps, desc, disable=False):
+    """The steps, with a tqdm progress bar where tqdm is installed (else a line per quarter)."""
+    if disable:
+        return steps
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _quarters(steps, desc)
+    return tqdm(steps, desc=desc, unit="batch", leave=False)
+
+
+def _quarters(steps, desc):
+    n = len(steps)
+    for k, step in enumerate(steps, 1):
+        yield step
+        if k * 4 // n != (k - 1) * 4 // n and k != n:
+            print(f"{desc}: {k}/{n} batches", flush=True)
+
+
 def accuracy(model, x, y, batch=1000):
     model.eval()
     correct = 0
@@ -66,7 +86,10 @@ def main(argv=None):
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--momentum", type=float, default=0.9)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--save", metavar="FILE", help="save the trained weights (ember.save)")
+    p.add_argument("--save", metavar="FILE", default="mnist_convnet.pt",
+                   help="where to save the trained weights (ember.save; default: %(default)s)")
+    p.add_argument("--no-save", action="store_true", help="do not save the trained weights")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -99,7 +122,8 @@ def main(argv=None):
         t_epoch = time.perf_counter()
         order = ember.randperm(len(x_train), generator=gen)
         total, batches = 0.0, 0
-        for i in range(0, len(order), args.batch_size):
+        steps = range(0, len(order), args.batch_size)
+        for i in progress(steps, f"epoch {epoch}/{args.epochs}", args.no_progress):
             idx = order[i:i + args.batch_size]
             optimizer.zero_grad()
             loss = loss_fn(model(x_train[idx]), y_train[idx])
@@ -112,9 +136,9 @@ def main(argv=None):
         print(f"epoch {epoch}: loss {total / batches:.4f}  test accuracy {acc:.2%}  "
               f"({time.perf_counter() - t_epoch:.1f} s)")
     print(f"done in {time.perf_counter() - t0:.1f} s: held-out accuracy {acc:.2%}")
-    if args.save:
+    if args.save and not args.no_save:
         ember.save(model.state_dict(), args.save)
-        print(f"weights saved to {args.save}")
+        print(f"weights saved to {Path(args.save).resolve()}")
     return acc
 
 
