@@ -173,7 +173,7 @@ def gpu(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
     """The main job: examples/train_mnist.py trains a digit classifier, reports its accuracy."""
-    session.install(*ALL_PACKAGES)
+    session.install(*ALL_PACKAGES, "tqdm")  # tqdm: the progress bar
     session.run("python", "examples/train_mnist.py", *session.posargs)
 
 
