@@ -1,0 +1,13 @@
+"""``ember.backends.mkl``: Intel MKL. ember's BLAS is the one NumPy is built with."""
+
+__all__ = ["is_available", "VERBOSE_OFF", "VERBOSE_ON"]
+
+VERBOSE_OFF = 0
+VERBOSE_ON = 1
+
+
+def is_available() -> bool:
+    """True if NumPy's BLAS is Intel MKL (NumPy's wheels use OpenBLAS: False)."""
+    from ember.backends import _blas_names
+
+    return any("mkl" in n for n in _blas_names())
