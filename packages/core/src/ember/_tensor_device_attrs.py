@@ -50,6 +50,8 @@ def is_pinned(self, device=None) -> bool:
     base = self._data
     while isinstance(base, np.ndarray) and base.base is not None:
         base = base.base
+    if isinstance(base, memoryview):  # np.frombuffer keeps a view of the exporter
+        base = base.obj
     return not isinstance(base, np.ndarray) and seam.is_pinned_buffer(base)
 
 
