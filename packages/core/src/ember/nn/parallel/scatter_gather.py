@@ -19,13 +19,13 @@ def scatter(inputs, target_gpus, dim: int = 0):
     """Split the tensors in ``inputs`` (nested in tuples, lists and dicts) into chunks along
     ``dim``, one per device of ``target_gpus``, and copy each chunk to its device; other
     values are repeated. Returns one entry per device (fewer when a batch has fewer rows)."""
-    from ember._ops.shape import chunk
+    import ember
 
     devices = [_device(d) for d in target_gpus]
 
     def split(obj):
         if isinstance(obj, TensorBase):
-            return [c.to(d) for c, d in zip(chunk(obj, len(devices), dim), devices)]
+            return [c.to(d) for c, d in zip(ember.chunk(obj, len(devices), dim), devices)]
         if isinstance(obj, tuple) and len(obj) > 0:
             return list(zip(*map(split, obj)))
         if isinstance(obj, list) and len(obj) > 0:
@@ -53,7 +53,7 @@ def gather(outputs, target_device, dim: int = 0):
     """Copy the per-device ``outputs`` (tensors, nested in tuples, lists and dicts) to
     ``target_device`` (an index, ``"cpu"``, a device; -1 is the CPU) and concatenate them
     along ``dim``. Differentiable: gradients flow back to each device."""
-    from ember._ops.join import cat
+    from ember import cat
 
     target = _device("cpu" if target_device == -1 else target_device)
 
