@@ -15,7 +15,9 @@ __all__ = ["is_built", "matmul", "cuBLASModule", "preferred_linalg_library",
            "enable_mem_efficient_sdp", "mem_efficient_sdp_enabled", "enable_math_sdp",
            "math_sdp_enabled", "enable_cudnn_sdp", "cudnn_sdp_enabled",
            "allow_fp16_bf16_reduction_math_sdp", "fp16_bf16_reduction_math_sdp_allowed",
-           "is_flash_attention_available", "sdp_kernel"]
+           "is_flash_attention_available", "sdp_kernel", "SDPAParams", "can_use_flash_attention",
+           "can_use_efficient_attention", "can_use_cudnn_attention", "is_ck_sdpa_available",
+           "preferred_rocm_fa_library"]
 
 
 def is_built() -> bool:
@@ -138,3 +140,40 @@ def sdp_kernel(enable_flash: bool = True, enable_math: bool = True,
         yield
     finally:
         _sdp.update(saved)
+
+
+class SDPAParams:
+    """The arguments of one ``scaled_dot_product_attention`` call, for the ``can_use_*``
+    queries."""
+
+    def __init__(self, query, key, value, attn_mask=None, dropout=0.0, is_causal=False,
+                 enable_gqa=False):
+        self.query, self.key, self.value = query, key, value
+        self.attn_mask, self.dropout, self.is_causal = attn_mask, dropout, is_causal
+        self.enable_gqa = enable_gqa
+
+
+def can_use_flash_attention(params: SDPAParams, debug: bool = False) -> bool:
+    """False: ember has no flash-attention kernel (it runs the math backend)."""
+    return False
+
+
+def can_use_efficient_attention(params: SDPAParams, debug: bool = False) -> bool:
+    """False: ember has no memory-efficient attention kernel (it runs the math backend)."""
+    return False
+
+
+def can_use_cudnn_attention(params: SDPAParams, debug: bool = False) -> bool:
+    """False: ember does not use cuDNN."""
+    return False
+
+
+def is_ck_sdpa_available() -> bool:
+    """False: no ROCm Composable Kernel attention in ember."""
+    return False
+
+
+def preferred_rocm_fa_library(backend=None):
+    """The ROCm flash-attention library preference: ``"default"`` (ember has no ROCm
+    backend; the value is not used)."""
+    return "default"

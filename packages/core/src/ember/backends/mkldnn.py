@@ -7,7 +7,7 @@ from ember._flags import FLAGS
 from ember.backends._prop_module import flag_module, flags_context
 
 # (and the switches enabled, deterministic, allow_tf32)
-__all__ = ["is_available", "is_acl_available", "flags", "set_flags", "VERBOSE_OFF", "VERBOSE_ON",
+__all__ = ["verbose", "is_available", "is_acl_available", "flags", "set_flags", "VERBOSE_OFF", "VERBOSE_ON",
            "VERBOSE_ON_CREATION"]
 
 VERBOSE_OFF = 0
@@ -48,3 +48,17 @@ def flags(enabled=False, deterministic=False, allow_tf32=True, fp32_precision="n
 
 
 flag_module(__name__, _ATTRS)
+
+
+class verbose:  # noqa: N801 - PyTorch's name
+    """Context manager for mkldnn's verbose logging. ember does not use MKLDNN, so there is
+    nothing to log: the block runs unchanged."""
+
+    def __init__(self, enable):
+        self.enable = enable
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False

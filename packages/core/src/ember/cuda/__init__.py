@@ -17,7 +17,7 @@ from typing import Any
 from ember._backend import backend_for_device as _backend_for_device
 from ember._backend import cupy as _seam
 from ember._backend._base import all_backends as _all_backends
-from ember.cuda import amp, graphs, memory, nvtx, random, streams
+from ember.cuda import amp, graphs, memory, nvtx, profiler, random, streams
 from ember.cuda._utils import get_device_index as _get_device_index
 from ember.cuda._utils import lazy_init as _lazy_init
 from ember.cuda.graphs import (
@@ -93,6 +93,7 @@ __all__ = [
     "max_memory_cached", "max_memory_reserved", "mem_get_info", "memory", "memory_allocated",
     "memory_cached", "memory_reserved", "memory_snapshot", "memory_stats",
     "memory_stats_as_nested_dict", "memory_summary", "memory_usage", "nvtx", "power_draw",
+    "profiler",
     "random", "reset_accumulated_host_memory_stats", "reset_accumulated_memory_stats",
     "reset_max_memory_allocated", "reset_max_memory_cached", "reset_peak_host_memory_stats",
     "reset_peak_memory_stats", "seed", "seed_all", "set_device",

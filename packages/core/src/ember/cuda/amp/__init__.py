@@ -9,7 +9,14 @@ import warnings
 from ember.amp import autocast_mode as _autocast_mode
 from ember.amp import grad_scaler as _grad_scaler
 
-__all__ = ["autocast", "custom_bwd", "custom_fwd", "GradScaler"]
+__all__ = ["autocast", "custom_bwd", "custom_fwd", "GradScaler", "amp_definitely_not_available"]
+
+
+def amp_definitely_not_available() -> bool:
+    """True when CUDA autocast cannot run here (no GPU)."""
+    from ember.cuda import is_available
+
+    return not is_available()
 
 
 class autocast(_autocast_mode.autocast):  # noqa: N801 - PyTorch's name
