@@ -7,8 +7,8 @@ from ember._flags import FLAGS
 from ember.backends._prop_module import flag_module, flags_context
 
 # (and the switches enabled, deterministic, allow_tf32)
-__all__ = ["verbose", "is_available", "is_acl_available", "flags", "set_flags", "VERBOSE_OFF", "VERBOSE_ON",
-           "VERBOSE_ON_CREATION"]
+__all__ = ["verbose", "is_available", "is_acl_available", "flags", "set_flags", "VERBOSE_OFF",
+           "VERBOSE_ON", "VERBOSE_ON_CREATION"]
 
 VERBOSE_OFF = 0
 VERBOSE_ON = 1
