@@ -37,7 +37,7 @@ FLAGS: dict = {
     # torch.backends.cudnn
     "cudnn_enabled": True,
     "cudnn_benchmark": False,
-    "cudnn_benchmark_limit": 10,
+    "cudnn_benchmark_limit": None,   # None without cuDNN, as a PyTorch without cuDNN says
     "cudnn_deterministic": False,
     "cudnn_allow_tf32": True,
     # torch.backends.cuda.matmul

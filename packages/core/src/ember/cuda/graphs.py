@@ -43,7 +43,8 @@ class CUDAGraph:
 class graph:  # noqa: N801 - PyTorch's name
     """Context manager capturing CUDA work into ``cuda_graph`` (see the module's note)."""
 
-    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode: str = "global"):
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode: str = "global",
+                 enable_annotations: bool = False, check_input_liveness: bool = False):
         lazy_init()
         raise RuntimeError(_NOT_YET)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import warnings
 
+from ember import _dtype
 from ember.amp import autocast_mode as _autocast_mode
 from ember.amp import grad_scaler as _grad_scaler
 
@@ -22,13 +23,11 @@ def amp_definitely_not_available() -> bool:
 class autocast(_autocast_mode.autocast):  # noqa: N801 - PyTorch's name
     """Deprecated: ``ember.amp.autocast("cuda", ...)``."""
 
-    def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True):
-        from ember import _dtype
-
+    def __init__(self, enabled: bool = True, dtype=_dtype.float16, cache_enabled: bool = True):
         warnings.warn("`ember.cuda.amp.autocast(args...)` is deprecated. Please use "
                       "`ember.amp.autocast('cuda', args...)` instead.", FutureWarning,
                       stacklevel=2)
-        super().__init__("cuda", dtype=_dtype.float16 if dtype is None else dtype,
+        super().__init__("cuda", dtype=dtype,
                          enabled=enabled, cache_enabled=cache_enabled)
 
 
@@ -56,11 +55,9 @@ def custom_fwd(fwd=None, *, cast_inputs=None):
         functools.partial(_autocast_mode.custom_fwd, device_type="cuda", cast_inputs=cast_inputs)
 
 
-def custom_bwd(bwd=None):
+def custom_bwd(bwd):
     """Deprecated: ``ember.amp.custom_bwd(device_type="cuda")``."""
     warnings.warn("`ember.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
                   "`ember.amp.custom_bwd(args..., device_type='cuda')` instead.",
                   FutureWarning, stacklevel=2)
-    if bwd is None:
-        return functools.partial(_autocast_mode.custom_bwd, device_type="cuda")
     return _autocast_mode.custom_bwd(bwd, device_type="cuda")
