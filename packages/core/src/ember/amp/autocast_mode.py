@@ -423,39 +423,53 @@ _installed: dict = {}   # qualname -> the op's function before install()
 
 
 def install() -> None:
-    """Wrap the autocast ops in the registry and their namespaces (idempotent)."""
+    """Wrap the autocast ops in the registry and their namespaces (idempotent). Aliases that
+    share an op's function (``arccos`` of ``acos``) get the same wrapper, so they stay
+    aliases."""
     import importlib
 
     from ember._ops._registry import registered_ops
     from ember._tensor import _install_methods
 
     ops = {op.qualname: op for op in registered_ops()}
+    wrappers: dict = {}   # id(original callable) -> (original, wrapper)
+
+    def wrapped(fn, policy):
+        if id(fn) not in wrappers:
+            wrappers[id(fn)] = (fn, _wrap(fn, policy))
+        return wrappers[id(fn)][1]
+
     for qualname, policy in _policies().items():
         op = ops.get(qualname)
         if op is None or qualname in _installed:
             continue
-        old = op.function
-        _installed[qualname] = old
-        op.function = _wrap(old, policy)
-        op.methods = {m: (op.function if f is old else _wrap(f, policy))
-                      for m, f in op.methods.items()}
-        module = importlib.import_module(op.namespace)
-        if getattr(module, op.name, None) is old:
-            setattr(module, op.name, op.function)
-    # nn.functional's public module re-exports the functional family modules' names
+        _installed[qualname] = op.function
+        wrapped(op.function, policy)
+        for f in op.methods.values():
+            wrapped(f, policy)
+    # every registry entry, namespace attribute and Tensor method holding an original
+    for op in ops.values():
+        if id(op.function) in wrappers and wrappers[id(op.function)][0] is op.function:
+            old = op.function
+            op.function = wrappers[id(old)][1]
+            module = importlib.import_module(op.namespace)
+            if getattr(module, op.name, None) is old:
+                setattr(module, op.name, op.function)
+        op.methods = {m: (wrappers[id(f)][1] if id(f) in wrappers and wrappers[id(f)][0] is f
+                          else f) for m, f in op.methods.items()}
+    # nn.functional's public module re-exports the functional family modules' names, and
+    # modules hold functional ops as class attributes (Conv2d._fn = F.conv2d)
     F = importlib.import_module("ember.nn.functional")  # noqa: N806 - PyTorch's alias
-    for qualname, old in _installed.items():
-        name = qualname.rsplit(".", 1)[1]
-        if getattr(F, name, None) is old:
-            setattr(F, name, ops[qualname].function)
-    # modules that hold a functional op as a class attribute (Conv2d._fn = F.conv2d)
-    by_old = {id(old): ops[q].function for q, old in _installed.items()}
     modules = importlib.import_module("ember.nn.modules")
+    for name, value in list(vars(F).items()):
+        if id(value) in wrappers and wrappers[id(value)][0] is value:
+            setattr(F, name, wrappers[id(value)][1])
     for obj in vars(modules).values():
         if isinstance(obj, type):
             for attr, value in list(vars(obj).items()):
-                if isinstance(value, staticmethod) and id(value.__func__) in by_old:
-                    setattr(obj, attr, staticmethod(by_old[id(value.__func__)]))
+                if isinstance(value, staticmethod) and id(value.__func__) in wrappers and \
+                        wrappers[id(value.__func__)][0] is value.__func__:
+                    setattr(obj, attr, staticmethod(wrappers[id(value.__func__)][1]))
     _install_methods()
 
 
