@@ -209,3 +209,16 @@ def test_onnx_and_fx_say_they_are_not_there_yet():
         ember.fx.symbolic_trace(ember.nn.Linear(2, 2))
     with pytest.raises(RuntimeError, match="not available yet"):
         ember.fx.GraphModule()
+
+
+def test_testing_assert_allclose_deprecated_alias():
+    from ember.testing import assert_allclose
+
+    assert_allclose(ember.tensor([1.0, 2.0]), [1.00001, 2.0])          # float32 tolerance
+    assert_allclose(ember.tensor([1.0, float("nan")]), [1.0, float("nan")])  # equal_nan=True
+    assert_allclose(ember.tensor([1, 2]), ember.tensor([1.0, 2.0]))    # dtypes not compared
+    with pytest.raises(AssertionError):
+        assert_allclose(ember.tensor([1.0]), [1.01])
+    with pytest.raises(AssertionError):
+        assert_allclose(ember.tensor([1], dtype=ember.int64), [2])
+    assert_allclose(ember.tensor([1.0]), [1.01], rtol=0.1, atol=0.0)

@@ -390,3 +390,20 @@ def test_hub_loads_a_torch_checkpoint_by_url(tmp_path):
         ember.hub._hub_dir = saved
     for k, v in state.items():
         np.testing.assert_array_equal(got[k].numpy(), v.numpy())
+
+
+@pytest.mark.parametrize("actual, expected, kw", [
+    ([1.0, 2.0], [1.00001, 2.0], {}), ([1.0, float("nan")], [1.0, float("nan")], {}),
+    ([1.0], [1.01], {}), ([1.0], [1.01], {"rtol": 0.1, "atol": 0.0}), ([1.0], [1.001], {}),
+])
+def test_assert_allclose_agrees_with_torch(actual, expected, kw):
+    def outcome(mod):
+        try:
+            mod.testing.assert_allclose(mod.tensor(actual), expected, **kw)
+        except AssertionError:
+            return False
+        return True
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert outcome(ember) == outcome(torch)

@@ -20,9 +20,6 @@ no result yet.
 
 from __future__ import annotations
 
-import ctypes
-import platform
-import sys
 import warnings
 
 __all__ = [
@@ -172,6 +169,10 @@ def _mxcsr_set(on: bool) -> bool:
     # NOTE [ Flushing denormals ]: FTZ (bit 15) and DAZ (bit 6) of the SSE control register,
     # through glibc's fegetenv/fesetenv (x86-64's fenv_t ends with the 32-bit MXCSR at byte
     # 28). Like PyTorch's, it changes the calling thread's register only.
+    import ctypes
+    import platform
+    import sys
+
     if platform.machine() not in ("x86_64", "AMD64") or not sys.platform.startswith("linux"):
         return False
     try:
