@@ -128,7 +128,13 @@ def test_github_repository_is_downloaded_once(monkeypatch, hub_dir):
     assert len(asked) == 1
     hub.load("owner/repo:v1", "tiny", force_reload=True)
     assert len(asked) == 2
-    with pytest.raises(RuntimeError, match="not in the trusted list"):
-        hub.load("someone/else", "tiny")
+    answers = iter(["n", "y"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    with pytest.raises(RuntimeError, match="Untrusted repository"):
+        hub.load("someone/else", "tiny")          # "check": asked, answered no
+    assert hub.load("someone/else", "tiny", trust_repo=False).out_features == 3  # yes
+    assert "someone_else" in (hub_dir / "trusted_list").read_text()
+    with pytest.warns(UserWarning, match="untrusted repository"):
+        hub.load("third/repo", "tiny", trust_repo=None)
     with pytest.raises(ValueError, match="repo_owner/repo_name"):
         hub.load("norepo", "tiny", trust_repo=True)

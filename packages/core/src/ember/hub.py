@@ -209,19 +209,12 @@ def _check_trust(owner: str, name: str, hub_dir: str, trust_repo) -> None:
     entry = f"{owner}_{name}"
     if trust_repo is True or entry in known or owner == "pytorch":
         pass
-    elif trust_repo == "check" or trust_repo is None:
-        if trust_repo is None:
-            warnings.warn("You are about to download and run code from an untrusted "
-                          f"repository ({owner}/{name}). In a future release, this won't be "
-                          "allowed. To add the repository to your trusted list, change the "
-                          "command to {calling_fn}(..., trust_repo=False) and a command "
-                          "prompt will appear asking for an explicit confirmation of trust, "
-                          "or load(..., trust_repo=True), which will assume that the prompt "
-                          "is to be answered with 'yes'.", UserWarning, stacklevel=4)
-        else:
-            raise RuntimeError(f"The repository {owner}/{name} is not in the trusted list "
-                               f"({trusted}); pass trust_repo=True to trust it")
-    elif trust_repo is False:
+    elif trust_repo is None:
+        warnings.warn("You are about to download and run code from an untrusted repository "
+                      f"({owner}/{name}). In a future release, this won't be allowed. To add "
+                      "the repository to your trusted list, pass trust_repo=False (you will be "
+                      "asked) or trust_repo=True.", UserWarning, stacklevel=4)
+    else:  # False or "check": ask, as PyTorch does
         answer = input(f"The repository {owner}/{name} does not belong to the list of trusted "
                        "repositories and as such cannot be downloaded. Do you trust this "
                        "repository and wish to add it to the trusted list of repositories "
@@ -312,7 +305,7 @@ def list(github: str, force_reload: bool = False, skip_validation: bool = False,
             :func:`load` (``list`` takes GitHub repositories, as PyTorch's; a local
             directory works too).
         force_reload (bool): download again even if cached.
-        trust_repo: ``True``, ``False`` (ask), ``"check"`` (the trusted list) or None.
+        trust_repo: as in :func:`load`.
     """
     source = "local" if os.path.isdir(os.path.expanduser(github)) else "github"
     module = _import_hubconf(_repo_dir(github, source, force_reload, trust_repo, verbose))
@@ -338,8 +331,9 @@ def load(repo_or_dir: str, model: str, *args, source: str = "github", trust_repo
             into :func:`get_dir`), or a directory with ``source="local"``.
         model (str): the entry point's name.
         source (str): ``"github"`` or ``"local"``.
-        trust_repo: for GitHub: ``True``, ``False`` (ask), ``"check"`` (the trusted list
-            in the cache; PyTorch's repositories are trusted) or None (warn).
+        trust_repo: for GitHub: ``True``; ``False`` or ``"check"``: a repository not in the
+            trusted list of the cache (PyTorch's own are trusted) is only used if you answer
+            "y" to a prompt; None: warn and use it.
         force_reload (bool): download again even if cached.
         verbose (bool): say when the cache is used.
 
