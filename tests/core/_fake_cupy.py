@@ -165,9 +165,8 @@ PinnedMemoryPointer.__module__ = "cupy.cuda.pinned_memory"
 class _Stream:
     null = None
 
-    def __init__(self, non_blocking=False, priority=0, ptr=None):
+    def __init__(self, null=False, non_blocking=False, ptds=False, ptr=None):
         self.ptr = ptr if ptr is not None else id(self)
-        self.priority = priority
         self.done = True
         self.waited = []
 

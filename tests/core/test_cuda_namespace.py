@@ -208,7 +208,9 @@ def test_seeding_goes_to_each_gpus_default_generator(gpus):
 
 
 def test_streams_and_events(gpus):
-    s = ember.cuda.Stream(device=1, priority=-1)
+    with pytest.raises(RuntimeError, match="default priority only"):
+        ember.cuda.Stream(priority=-1)
+    s = ember.cuda.Stream(device=1)
     assert s.device == ember.device("cuda", 1) and s.query()
     assert ember.cuda.current_stream() == ember.cuda.default_stream()
     with ember.cuda.stream(s):

@@ -28,8 +28,8 @@ class Stream:
 
     Args:
         device (ember.device or int, optional): the GPU (the current one by default).
-        priority (int, optional): the stream's priority; lower numbers run first (CUDA's
-            range is about -5 to 0). Default: 0.
+        priority (int, optional): the stream's priority; only the default, 0, is available
+            (CuPy's streams have no priority). Default: 0.
 
     Example::
 
@@ -46,7 +46,12 @@ class Stream:
             self._cupy_stream = self._make(priority=priority, **kwargs)
 
     def _make(self, priority=0, **kwargs):
-        return _seam.module().cuda.Stream(non_blocking=True, priority=priority)
+        # CuPy's streams take no priority (cupy.cuda.Stream(null, non_blocking, ptds)); a
+        # priority other than the default cannot be honoured, so it is refused.
+        if priority:
+            raise RuntimeError(f"ember.cuda.Stream(priority={priority}): CuPy's streams have "
+                               "the default priority only")
+        return _seam.module().cuda.Stream(non_blocking=True)
 
     @classmethod
     def _wrap(cls, cupy_stream, device_index: int) -> Stream:
