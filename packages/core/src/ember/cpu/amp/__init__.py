@@ -5,13 +5,11 @@ from __future__ import annotations
 import warnings
 
 from ember.amp import autocast_mode, grad_scaler
-from ember.amp import autocast_mode as _autocast_mode
-from ember.amp import grad_scaler as _grad_scaler
 
 __all__ = ["autocast", "GradScaler", "autocast_mode", "grad_scaler"]
 
 
-class autocast(_autocast_mode.autocast):  # noqa: N801 - PyTorch's name
+class autocast(autocast_mode.autocast):  # noqa: N801 - PyTorch's name
     """Deprecated: ``ember.amp.autocast("cpu", ...)``."""
 
     def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True):
@@ -21,7 +19,7 @@ class autocast(_autocast_mode.autocast):  # noqa: N801 - PyTorch's name
         super().__init__("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
-class GradScaler(_grad_scaler.GradScaler):
+class GradScaler(grad_scaler.GradScaler):
     """Deprecated: ``ember.amp.GradScaler("cpu", ...)``."""
 
     def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
