@@ -23,10 +23,13 @@ made once per outermost autocast region and reused.
 Where it happens: the registered op's public function and its Tensor methods are replaced,
 in the op registry, by a wrapper that checks one thread-local flag when autocast is off
 (:func:`install`, called once from ``ember/__init__.py``). Ops reached by a direct call
-from inside ember that bypasses the public function (the in-projection of
-``F.multi_head_attention_forward``, the recurrent layers' products) are not cast: ember's
-LSTM/GRU run in the dtype of their parameters, where PyTorch's CPU autocast runs them in
-bfloat16.
+from inside ember that bypasses the public function are not cast: ``nn.MultiheadAttention``
+(its projections run in float32; PyTorch's return bfloat16 under CPU autocast) and the
+recurrent layers (ember's RNN/GRU/LSTM run in their parameters' dtype; measured with torch
+2.13 on this CPU: its RNN returns bfloat16, its GRU float32, its LSTM fails in oneDNN).
+Ops whose CPU kernels do not take bfloat16 yet (gelu, silu, dropout, softmax, log_softmax,
+layer_norm and batch_norm today) raise on an autocast op's bfloat16 output, as they do on
+any bfloat16 tensor.
 """
 
 from __future__ import annotations
