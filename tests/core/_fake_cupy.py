@@ -85,7 +85,13 @@ class Device:
         _current[0] = self._prev.pop()
 
     def synchronize(self):
-        pass
+        calls.append(("synchronize", self.id))
+
+    def use(self):
+        _current[0] = self.id
+
+
+calls: list = []   # what ember.cuda asked of the fake (synchronize, nvtx, ...), for the tests
 
 
 class _Runtime:
@@ -97,13 +103,107 @@ class _Runtime:
     def getDevice():  # noqa: N802
         return _current[0]
 
+    @staticmethod
+    def getDeviceProperties(i):  # noqa: N802
+        return {"name": f"Fake GPU {i}".encode(), "major": 8, "minor": 0,
+                "totalGlobalMem": 16 * 2**30, "multiProcessorCount": 108}
+
+    @staticmethod
+    def memGetInfo():  # noqa: N802
+        return (10 * 2**30 + _current[0], 16 * 2**30)
+
+    @staticmethod
+    def deviceCanAccessPeer(a, b):  # noqa: N802
+        return 1 if a != b else 0
+
+    @staticmethod
+    def getErrorString(code):  # noqa: N802
+        return b"fake CUDA error"
+
+
+class _Pointer:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
 
 class _Pool:
+    used = [0]     # bytes "in use" on the fake GPUs (tests set it)
+    limit = [0]
+
     def used_bytes(self):
-        return 0
+        return self.used[0]
 
     def total_bytes(self):
-        return 0
+        return self.used[0] + 1024
+
+    def free_all_blocks(self):
+        calls.append(("free_all_blocks",))
+
+    def set_limit(self, size=None, fraction=None):
+        self.limit[0] = int(fraction * 16 * 2**30) if fraction is not None else size
+
+    def get_limit(self):
+        return self.limit[0]
+
+    def malloc(self, size):
+        self.used[0] += size
+        return _Pointer(0x1000 + self.used[0])
+
+
+class _PinnedPool:
+    def free_all_blocks(self):
+        calls.append(("free_pinned",))
+
+
+class PinnedMemoryPointer(bytearray):
+    """Page-locked host memory (a bytearray here); NumPy arrays are made over it."""
+
+
+PinnedMemoryPointer.__module__ = "cupy.cuda.pinned_memory"
+
+
+class _Stream:
+    null = None
+
+    def __init__(self, null=False, non_blocking=False, ptds=False, ptr=None):
+        self.ptr = ptr if ptr is not None else id(self)
+        self.done = True
+        self.waited = []
+
+    def use(self):
+        _streams[0] = self
+
+    def synchronize(self):
+        calls.append(("stream_synchronize", self.ptr))
+
+    def wait_event(self, event):
+        self.waited.append(event)
+
+    def is_capturing(self):
+        return False
+
+
+_Stream.null = _Stream(ptr=0)
+_streams = [_Stream.null]
+
+
+class _Event:
+    def __init__(self, block=False, disable_timing=False, interprocess=False):
+        self.disable_timing = disable_timing
+        self.done = True
+        self.t = None
+
+    def record(self, stream=None):
+        import time
+
+        self.t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+
+def _elapsed(start, end):
+    return (end.t - start.t) * 1000.0
 
 
 class _Generator:
@@ -160,8 +260,15 @@ def make_module() -> types.ModuleType:
     mod.asnumpy = asnumpy
     mod.ascontiguousarray = ascontiguousarray
     mod.get_default_memory_pool = _Pool
-    mod.cuda = types.SimpleNamespace(is_available=lambda: True, Device=Device,
-                                     runtime=_Runtime())
+    mod.get_default_pinned_memory_pool = _PinnedPool
+    mod.cuda = types.SimpleNamespace(
+        is_available=lambda: True, Device=Device, runtime=_Runtime(), Stream=_Stream,
+        ExternalStream=lambda ptr: _Stream(ptr=ptr), get_current_stream=lambda: _streams[0],
+        Event=_Event, get_elapsed_time=_elapsed, alloc_pinned_memory=PinnedMemoryPointer,
+        set_allocator=lambda alloc: calls.append(("set_allocator", alloc is not None)),
+        nvtx=types.SimpleNamespace(RangePush=lambda m: calls.append(("push", m)),
+                                   RangePop=lambda: calls.append(("pop",)),
+                                   Mark=lambda m: calls.append(("mark", m))))
     mod.random = types.SimpleNamespace(Generator=_Generator, XORWOW=_XORWOW)
     for name in ("zeros", "ones", "empty", "full", "eye", "arange", "zeros_like", "ones_like",
                  "empty_like", "full_like", "where", "concatenate", "stack", "pad", "take",
@@ -188,6 +295,9 @@ def installed():
     cupy_backend._cupy.cache_clear()
     cupy_backend.get.cache_clear()
     _current[0] = 0
+    _streams[0] = _Stream.null
+    _Pool.used[0] = 0
+    calls.clear()
     copies.update(peer=0, host_to_device=0)
     try:
         yield sys.modules["cupy"]

@@ -536,11 +536,13 @@ def test_weights_only_false_is_needed_for_custom_objects_but_torch_objects_stay_
 
 def test_pickle_module_needs_weights_only_false():
     with pytest.raises(RuntimeError, match="pickle_module"):
-        load(io.BytesIO(b""), pickle_module=pickle)
+        load(io.BytesIO(b""), pickle_module=pickle, weights_only=True)
     buf = io.BytesIO()
     save({"x": Config(1)}, buf)
     assert load(io.BytesIO(buf.getvalue()), pickle_module=pickle,
                 weights_only=False) == {"x": Config(1)}
+    # as in PyTorch 2.13: a pickle_module without weights_only means weights_only=False
+    assert load(io.BytesIO(buf.getvalue()), pickle_module=pickle) == {"x": Config(1)}
 
 
 # ---------------------------------------------------------------------------

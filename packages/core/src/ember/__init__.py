@@ -85,7 +85,9 @@ add, sub, mul, div = _core.add, _core.sub, _core.mul, _core.div
 exp, log, tanh, sigmoid, neg, relu = _core.exp, _core.log, _core.tanh, _core.sigmoid, \
     _core.neg, _core.relu
 sqrt, abs, sin, cos = _core.sqrt, _core.abs, _core.sin, _core.cos  # noqa: A001
-_core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc", _ops.creation.zeros_like)
+# bfloat16 (ml_dtypes, NumPy kind "V") is a floating dtype too: autocast differentiates through it
+_core.set_helpers(_ops.reduction.sum_to, lambda dt: dt.kind in "fc" or dt.name == "bfloat16",
+                  _ops.creation.zeros_like)
 _core.set_device_check(_backend_module.check_same_device)
 
 
@@ -126,6 +128,118 @@ def __getattr__(name):
 # -- surface: math ops --
 # -- surface: views, copies, scatters, nn.functional aliases, dtypes, legacy types --
 # -- surface: cuda, accelerator, backends, amp, threads, hub --
+from ember import (  # noqa: E402
+    _tensor_device_attrs,  # noqa: E402
+    accelerator,
+    amp,
+    backends,
+    cpu,
+    cuda,
+    fx,
+    onnx,
+)
+from ember._compile import compile  # noqa: A004,E402
+from ember._device_modules import get_device_module, is_vulkan_available  # noqa: E402
+from ember._flags import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_warn_always_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_warn_always,
+    use_deterministic_algorithms,
+)
+from ember._streams import Event, Stream  # noqa: E402
+from ember._threads import (  # noqa: E402
+    get_num_interop_threads,
+    get_num_threads,
+    init_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
+from ember.amp import autocast_mode as _autocast_mode  # noqa: E402
+from ember.amp.autocast_mode import (  # noqa: E402
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    get_autocast_ipu_dtype,
+    get_autocast_xla_dtype,
+    is_autocast_available,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    is_autocast_ipu_enabled,
+    is_autocast_xla_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+    set_autocast_ipu_dtype,
+    set_autocast_ipu_enabled,
+    set_autocast_xla_dtype,
+    set_autocast_xla_enabled,
+)
+from ember.nn import parallel as _nn_parallel  # noqa: E402,F401 - ember.nn.parallel
+
+_tensor_device_attrs.install(Tensor)   # is_meta, is_mps, ..., pin_memory, record_stream
+_autocast_mode.install()               # NOTE [ How autocast casts ]: after nn.functional
+nn.DataParallel = nn.parallel.DataParallel
+has_lapack = True    # NumPy's LAPACK
+has_spectral = True  # NumPy's FFT
+__all__ += [
+    "accelerator", "amp", "backends", "cpu", "cuda", "fx", "onnx", "compile",
+    "get_device_module", "is_vulkan_available", "Event", "Stream",
+    "are_deterministic_algorithms_enabled", "get_deterministic_debug_mode",
+    "get_float32_matmul_precision", "is_deterministic_algorithms_warn_only_enabled",
+    "is_warn_always_enabled", "set_deterministic_debug_mode", "set_float32_matmul_precision",
+    "set_flush_denormal", "set_warn_always", "use_deterministic_algorithms",
+    "get_num_interop_threads", "get_num_threads", "init_num_threads",
+    "set_num_interop_threads", "set_num_threads", "autocast", "autocast_decrement_nesting",
+    "autocast_increment_nesting", "clear_autocast_cache", "get_autocast_cpu_dtype",
+    "get_autocast_dtype", "get_autocast_gpu_dtype", "get_autocast_ipu_dtype",
+    "get_autocast_xla_dtype", "is_autocast_available", "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled", "is_autocast_enabled", "is_autocast_ipu_enabled",
+    "is_autocast_xla_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
+    "set_autocast_gpu_dtype", "set_autocast_ipu_dtype", "set_autocast_ipu_enabled",
+    "set_autocast_xla_dtype", "set_autocast_xla_enabled", "has_lapack", "has_spectral",
+]
+_getattr_before_runtime_surface = __getattr__
+
+
+def __getattr__(name):  # noqa: F811 - chains the one above
+    # ember.hub loads on first use (urllib costs import time); the build queries that look
+    # at loaded libraries are computed when asked for; has_cuda & co. warn as in PyTorch.
+    if name == "hub":
+        import importlib
+
+        return importlib.import_module("ember.hub")
+    if name == "has_openmp":
+        return backends.openmp.is_available()
+    if name == "has_mkl":
+        return backends.mkl.is_available()
+    deprecated = {"has_cuda": ("backends.cuda.is_built()", backends.cuda.is_built),
+                  "has_cudnn": ("backends.cudnn.is_available()", backends.cudnn.is_available),
+                  "has_mps": ("backends.mps.is_built()", backends.mps.is_built),
+                  "has_mkldnn": ("backends.mkldnn.is_available()",
+                                 backends.mkldnn.is_available)}
+    if name in deprecated:
+        import warnings
+
+        use, fn = deprecated[name]
+        warnings.warn(f"'{name}' is deprecated, please use 'ember.{use}'", UserWarning,
+                      stacklevel=2)
+        return fn()
+    return _getattr_before_runtime_surface(name)
 # -- surface: func, checkpoint, autograd.graph --
 # -- surface: nn and optim --
 # -- end of the surface markers --

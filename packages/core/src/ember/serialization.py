@@ -16,6 +16,12 @@ import pickle
 
 from ember._serialization._format import LoadedStorage, restorer
 from ember._serialization._load import LoadOptions, load_legacy, load_zip
+from ember._serialization._options import (
+    LoadEndianness,
+    get_default_load_endianness,
+    resolve_weights_only,
+    set_default_load_endianness,
+)
 from ember._serialization._save import atomic_write, write_checkpoint
 from ember._serialization._unpickler import (
     add_safe_globals,
@@ -28,7 +34,8 @@ from ember._serialization._zip import CorruptFileError, ZipReader, buffered
 
 __all__ = [
     "save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
-    "safe_globals", "get_unsafe_globals_in_checkpoint", "LoadedStorage",
+    "safe_globals", "get_unsafe_globals_in_checkpoint", "LoadedStorage", "LoadEndianness",
+    "get_default_load_endianness", "set_default_load_endianness",
 ]
 
 DEFAULT_PROTOCOL = 2
@@ -85,8 +92,8 @@ def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
                         f"{type(f).__name__}")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True,
-         mmap: bool = False, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
+         mmap: bool | None = None, **pickle_load_args):
     """Load an object saved with :func:`ember.save` or ``torch.save``.
 
     Args:
@@ -97,11 +104,18 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True,
             "cpu"}``), or a callable ``(storage, location) -> storage`` (return
             ``storage``, ``storage.cpu()``, ``storage.cuda(i)``, or None for the default).
         pickle_module: with ``weights_only=False`` only, a module whose ``Unpickler`` to use.
-        weights_only: if True (the default), only tensors, storages, plain containers
+        weights_only: if True (the default, None), only tensors, storages, plain containers
             (dict, OrderedDict, list, tuple, set), numbers, strings, bytes, dtypes, devices
             and sizes are built; any other object named in the file raises
             ``pickle.UnpicklingError`` saying how to allow it. Set it to False only for files
-            you trust: unpickling can run arbitrary code.
+            you trust: unpickling can run arbitrary code. None means True, or False when a
+            ``pickle_module`` is given. The environment variables
+            ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` / ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` (and their
+            ``EMBER_`` forms) override it as in PyTorch (NOTE [ Forcing weights_only from the
+            environment ] in ``ember._serialization._options``). NumPy arrays, scalars and
+            dtypes load once allowed, as in PyTorch: ``add_safe_globals([np.ndarray, np.dtype,
+            np._core.multiarray._reconstruct, np._core.multiarray.scalar,
+            type(np.dtype(np.float32))])``.
         mmap: map the tensors' bytes from the file instead of reading them (``f`` must be a
             path of a zip-format checkpoint); pages are read when first touched, and writes
             to the tensors stay private to this process (copy-on-write).
@@ -118,8 +132,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True,
         >>> state = ember.load("resnet18.pth", map_location="cpu")
         >>> model.load_state_dict(state)
     """
-    if weights_only is None:
-        weights_only = True
+    weights_only = resolve_weights_only(weights_only, pickle_module)
+    mmap = bool(mmap)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     pickle_load_args.setdefault("encoding", "utf-8")

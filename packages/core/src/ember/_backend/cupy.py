@@ -89,3 +89,74 @@ def _index_add_rows(out, index, src, alpha=1.0):
         raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {n}")
     cupy.add.at(out, idx, alpha * src if alpha != 1 else src)
     return out
+
+
+# -- what ember.cuda asks of the GPUs (device management, properties, memory) ----------------
+
+def installed() -> bool:
+    """Whether CuPy can be imported (GPUs or not)."""
+    try:
+        _cupy()
+    except RuntimeError:
+        return False
+    return True
+
+
+def module():
+    """The CuPy module (for ember.cuda's streams, events and handles)."""
+    return _cupy()
+
+
+def set_current_index(index: int) -> None:
+    """Make GPU ``index`` the current device of the calling thread."""
+    get(index)  # checks the index
+    _cupy().cuda.Device(index).use()
+
+
+def device_properties(index: int) -> dict:
+    """CUDA's device properties of GPU ``index`` (``cudaGetDeviceProperties``'s fields)."""
+    get(index)
+    return _cupy().cuda.runtime.getDeviceProperties(index)
+
+
+def mem_get_info(index: int) -> tuple:
+    """(free, total) bytes of GPU ``index``, as ``cudaMemGetInfo`` reports them."""
+    with get(index).context():
+        free, total = _cupy().cuda.runtime.memGetInfo()
+    return int(free), int(total)
+
+
+def empty_cache() -> None:
+    """Give the unused blocks of CuPy's memory pools back to the driver."""
+    cupy = _cupy()
+    cupy.get_default_memory_pool().free_all_blocks()
+    cupy.get_default_pinned_memory_pool().free_all_blocks()
+
+
+def set_memory_limit(index: int, fraction: float) -> None:
+    """Limit the memory pool of GPU ``index`` to ``fraction`` of its memory."""
+    with get(index).context():
+        _cupy().get_default_memory_pool().set_limit(fraction=fraction)
+
+
+def memory_limit(index: int) -> int:
+    """The memory pool limit of GPU ``index`` in bytes (0: no limit)."""
+    with get(index).context():
+        return int(_cupy().get_default_memory_pool().get_limit())
+
+
+def alloc(index: int, size: int):
+    """``size`` bytes from GPU ``index``'s memory pool (a CuPy MemoryPointer)."""
+    with get(index).context():
+        return _cupy().get_default_memory_pool().malloc(size)
+
+
+def pinned_empty(nbytes: int):
+    """A host buffer of ``nbytes`` in page-locked (pinned) memory (a CuPy
+    PinnedMemoryPointer; NumPy arrays can be made over it)."""
+    return _cupy().cuda.alloc_pinned_memory(nbytes)
+
+
+def is_pinned_buffer(obj) -> bool:
+    """Whether ``obj`` (the base of a NumPy array) is CuPy pinned memory."""
+    return type(obj).__module__.startswith("cupy") and "Pinned" in type(obj).__name__

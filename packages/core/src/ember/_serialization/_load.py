@@ -14,6 +14,7 @@ from ember._serialization._format import (
     StorageType,
     dtype_by_name,
 )
+from ember._serialization._options import fallback_byteorder
 from ember._serialization._unpickler import WeightsUnpickler, full_unpickler
 from ember._serialization._zip import CorruptFileError, ZipReader
 
@@ -77,7 +78,7 @@ def _byteswapped(raw: np.ndarray, dtype) -> np.ndarray:
 
 def load_zip(stream, name: str, options: LoadOptions, mmap_path=None):
     reader = ZipReader(stream, name)
-    byteorder = "little"
+    byteorder = fallback_byteorder()
     if reader.has_record("byteorder"):
         byteorder = reader.read_record("byteorder").decode("ascii", "replace")
         if byteorder not in ("little", "big"):
