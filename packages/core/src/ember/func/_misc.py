@@ -95,8 +95,9 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _parse_side(text: str):
-    """The groups of one side of a pattern: a list of lists of axis names (``"1"`` and
-    the ellipsis included); ``(a b)`` is one group, a bare name a group of one."""
+    """The groups of one side of a pattern, each a sequence of axis names (``"1"`` and
+    the ellipsis included): ``(a b)`` is the tuple ``("a", "b")``, a bare name the list
+    ``[name]``."""
     text = text.replace("...", f" {_ELLIPSIS} ")
     groups, current = [], None
     for tok in re.findall(r"\(|\)|[^\s()]+", text):
@@ -108,7 +109,7 @@ def _parse_side(text: str):
         elif tok == ")":
             if current is None:
                 raise ValueError("Brackets are not balanced")
-            groups.append(current)
+            groups.append(tuple(current))     # a bracketed group: a tuple
             current = None
         else:
             if tok != _ELLIPSIS and tok != "1" and not _IDENT.match(tok):
@@ -167,7 +168,7 @@ def rearrange(tensor, pattern, **axes_lengths):
     if right_has and not left_has:
         raise ValueError(f"Ellipsis found in right side, but not left side of a pattern "
                          f"{pattern}")
-    if any(_ELLIPSIS in g and len(g) > 1 for g in left):
+    if any(isinstance(g, tuple) and _ELLIPSIS in g for g in left):
         raise ValueError(f"Ellipsis is parenthesis in the left side is not allowed: {pattern}")
     lnames = {n for g in left for n in g if n not in ("1", _ELLIPSIS)}
     rnames = {n for g in right for n in g if n not in ("1", _ELLIPSIS)}
