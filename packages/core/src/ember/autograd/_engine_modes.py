@@ -44,6 +44,11 @@ class set_multithreading_enabled(_DecoratorContextManager):
     def clone(self):
         return self.__class__(self.mode)
 
+    def __call__(self, func):
+        # as a decorator the setting applies inside the function only
+        _state.multithreading = self.prev
+        return super().__call__(func)
+
 
 def _grad_layout_policy_enforced() -> bool:
     return getattr(_state, "layout_policy", True)
@@ -73,6 +78,10 @@ class enforce_grad_layout_policy(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.enable)
+
+    def __call__(self, func):
+        _state.layout_policy = self.prev
+        return super().__call__(func)
 
 
 def is_view_replay_enabled() -> bool:
