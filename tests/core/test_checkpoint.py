@@ -211,3 +211,21 @@ def test_context_fn_and_helpers():
         with pytest.raises(RuntimeError, match="cannot be nested"):
             with C.GraphExecGroup():
                 pass
+
+
+@pytest.mark.parametrize("reentrant", MODES)
+def test_dropout_masks_match_on_a_gpu(reentrant):
+    # a stand-in for CuPy (tests/core/_fake_cupy.py): the CUDA generator's state cannot be
+    # saved, so checkpoint reseeds it for the forward and again for the recomputation
+    import _fake_cupy
+
+    with _fake_cupy.installed():
+        x = ember.randn(400, dtype=ember.float64).to("cuda:0").requires_grad_()
+
+        def f(x):
+            return ember.nn.functional.dropout(x * 1, 0.5, training=True)
+        out = C.checkpoint(f, x, use_reentrant=reentrant)
+        out.sum().backward()
+        kept = out.detach().cpu().numpy() != 0
+        assert 0 < kept.sum() < 400
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), np.where(kept, 2.0, 0.0))
