@@ -158,6 +158,10 @@ def test_node_abc_metadata_and_edges():
     (g2,) = ember.autograd.grad(z, G.get_gradient_edge(mid))
     np.testing.assert_allclose(g1.numpy(), 2 * np.exp(X))
     np.testing.assert_allclose(g2.numpy(), 2 * np.exp(X))
+    w = t64(X, requires_grad=True)
+    (w * x).sum().backward(inputs=G.get_gradient_edge(x))      # accumulates into x only
+    np.testing.assert_allclose(x.grad.numpy(), X)
+    assert w.grad is None
     with pytest.raises(RuntimeError, match="does not require gradients"):
         G.get_gradient_edge(t64(X))
     with pytest.raises(RuntimeError, match="materialize_grads cannot be used"):

@@ -80,7 +80,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    inputs = _as_tuple(inputs)
+    from ember.autograd.graph import GradientEdge
+
+    inputs = _as_tuple((inputs,) if isinstance(inputs, GradientEdge) else inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if create_graph and inputs is None:
@@ -98,7 +100,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         # non-leaf inputs get their .grad here (leaves were handled by the engine)
         for t, g in zip(inputs, results, strict=False):
-            if t._grad_fn is not None and g is not None:
+            if isinstance(t, _core.TensorBase) and t._grad_fn is not None and g is not None:
                 t._grad = g if t._grad is None else t._grad + g
 
 
