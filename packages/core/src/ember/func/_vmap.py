@@ -219,7 +219,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         randomness (str): ``"error"`` (default) raises if ``func`` draws random numbers
             from the default generator; ``"different"`` gives every entry its own numbers;
             ``"same"`` gives every entry the same numbers (the generator is rewound before
-            each entry).
+            each entry). ember watches and rewinds the CPU default generator; a CUDA
+            generator's state cannot be saved, so random ops on a GPU are neither caught
+            by ``"error"`` nor repeated by ``"same"``.
         chunk_size (int, optional): the number of entries to process at once in PyTorch;
             must be positive. Default: None.
 
