@@ -246,6 +246,11 @@ def test_inference_tensors():
         assert not ember.ones(1).is_inference()
     with pytest.raises(TypeError, match="must be Tensor"):
         ember.is_inference(3)
+    x = ember.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        x * y                                      # mul saves y for x's gradient
+    (x * y.clone()).sum().backward()               # a clone is a normal tensor
+    (x + y).sum().backward()                       # add saves nothing
 
 
 def test_post_accumulate_grad_hook():

@@ -94,6 +94,12 @@ def _strip_backward(str name):
 
 
 cdef SavedTensor save_input(TensorBase t, int position):
+    if t._inference and not ember_inference_mode:
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+            "in inference mode in computation tracked by autograd. To work around this, you can "
+            "make a clone to get a normal tensor and use it in autograd, or use "
+            "`ember.no_grad()` instead of `ember.inference_mode()`.")
     if ember_saved_hooks_depth:
         return save_hooked(t, False)
     cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
