@@ -519,7 +519,7 @@ def _error_if_complex(api, flat, is_input):
                                f"tensor at flattened {where} idx: {i}")
 
 
-def _one_hot_rows(t, xp_like=None):
+def _one_hot_rows(t):
     """The rows of the identity, shaped like ``t``: one basis tensor per element."""
     from ember._ops.creation import eye
 
