@@ -5,7 +5,7 @@ from ember.nn.utils import (
     parametrizations,
     parametrize,
     rnn,  # noqa: F401
-    stateless,  # noqa: E402,F401,I001
+    stateless,  # noqa: F401
 )
 from ember.nn.utils.clip_grad import (
     clip_grad_norm,
