@@ -300,3 +300,22 @@ def test_engine_settings_and_anomaly_flags():
     finally:
         ember.set_anomaly_enabled(False)
     assert not ember.is_anomaly_enabled() and ember.is_anomaly_check_nan_enabled()
+
+
+def test_autograd_grad_does_not_run_or_free_the_requested_inputs_nodes():
+    # PyTorch runs only the nodes between the outputs and the inputs: the inputs' own
+    # backward does not run, so their graph is still there afterwards
+    x = t64(X, requires_grad=True)
+    a = x.sin()
+    c = x * 4
+    seen = []
+    c.register_hook(lambda g: seen.append(g))
+    (g,) = ember.autograd.grad((a + c).sum(), a)
+    np.testing.assert_allclose(g.numpy(), 1.0)
+    assert seen == []                              # c's node is not on the way to a
+    a.sum().backward()                             # a's graph was not freed
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(X))
+    y = x.exp()
+    ga, gx = ember.autograd.grad((y * y).sum(), (y, x))   # y's node runs: x is below it
+    np.testing.assert_allclose(gx.numpy(), 2 * np.exp(2 * X))
+    np.testing.assert_allclose(ga.numpy(), 2 * np.exp(X))

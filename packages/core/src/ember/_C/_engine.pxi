@@ -239,6 +239,8 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
         while ready:
             node = ready.pop()
             grads = buffers.pop(node)
+            if captures is not None and node not in needed:
+                continue  # nothing below this node leads to a requested input
             # tensor hooks and retain_grad of each output, then captures
             if node._pre_hooks is not None or node._retain is not None:
                 for k in range(len(grads)):
@@ -251,12 +253,12 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     if slots is not None:
                         for s in slots:
                             results[s] = grads[k]
-                if node not in needed:
-                    continue  # nothing below this node leads to a requested input
             if type(node) is AccumulateGrad:
                 if accumulate_grad and (captures is None or inputs_accumulate(node, captures)):
                     accumulate_into_leaf(<AccumulateGrad>node, grads[0], create_graph)
                 continue
+            if captures is not None and not leads_to_needed(node, needed):
+                continue  # a requested input whose own backward is not needed: not run, kept
             if node._node_pre_hooks:
                 for h in list(node._node_pre_hooks):
                     r = h(tuple(grads))
@@ -327,6 +329,15 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     "graph. Set allow_unused=True if this is the desired behavior.")
         return tuple(results)
     return None
+
+
+cdef bint leads_to_needed(Node node, set needed):
+    if node._next is None:
+        return False
+    for nxt in node._next:
+        if nxt is not None and nxt in needed:
+            return True
+    return False
 
 
 cdef bint inputs_accumulate(Node node, dict captures):
