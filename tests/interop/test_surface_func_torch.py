@@ -300,3 +300,20 @@ def test_errors_match_torch():
                   lambda: tf.functional_call(m_t, {"weight": torch.ones(2, 2)}, torch.ones(1, 2),
                                              strict=True))
     assert me == mt
+
+
+def test_multi_grad_hook_on_non_leaves_matches_torch():
+    logs = []
+    for lib, g in ((ember, eg), (torch, tg)):
+        x = lib.ones(3, requires_grad=True)
+        a, b, c = x * 2, x * 3, x * 4
+        log = []
+        g.register_multi_grad_hook((a, b, c), lambda gs, log=log: log.append(
+            [None if v is None else v.tolist() for v in gs]))
+        (a * b).sum().backward(retain_graph=True)
+        lib.autograd.grad((b * 5).sum(), x, retain_graph=True)
+        lib.autograd.grad((a + c).sum(), a)
+        g.register_multi_grad_hook((a, b), lambda v, log=log: log.append(v.tolist()), mode="any")
+        (a * b).sum().backward()
+        logs.append(log)
+    assert logs[0] == logs[1]
