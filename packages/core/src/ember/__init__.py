@@ -241,6 +241,17 @@ def __getattr__(name):  # noqa: F811 - chains the one above
         return fn()
     return _getattr_before_runtime_surface(name)
 # -- surface: func, checkpoint, autograd.graph --
+from ember import func  # noqa: E402
+from ember._autograd_flags import (  # noqa: E402
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_inference,
+    set_anomaly_enabled,
+)
+from ember.func import vmap  # noqa: E402
+
+__all__ += ["func", "vmap", "is_inference", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+            "set_anomaly_enabled"]
 # -- surface: nn and optim --
 # -- end of the surface markers --
 

@@ -22,6 +22,7 @@ _dispatch.pxi, _tensor_base.pxi, _fast_paths.pxi, _graph.pxi, _apply.pxi, _engin
 
 import re as _re
 import sys
+import threading as _threading
 import types as _types
 import traceback as _traceback
 import weakref as _weakref
@@ -69,11 +70,15 @@ cdef extern from *:
     static __thread int ember_inference_mode = 0;
     static __thread int ember_anomaly_mode = 0;
     static __thread int ember_anomaly_check_nan = 1;
+    /* How many saved-tensors hook pairs this thread has pushed (NOTE [ Saved tensors hooks ]
+       in ember/autograd/graph.py): saving a tensor tests it and nothing else. */
+    static __thread int ember_saved_hooks_depth = 0;
     """
     int ember_grad_enabled
     int ember_inference_mode
     int ember_anomaly_mode
     int ember_anomaly_check_nan
+    int ember_saved_hooks_depth
 
 
 # ----------------------------------------------------------------------------

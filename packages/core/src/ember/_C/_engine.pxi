@@ -76,6 +76,59 @@ cdef void accumulate_into_leaf(AccumulateGrad acc, object grad, bint create_grap
             bump_version(existing)
         else:
             leaf._grad = leaf._grad + g
+    if acc._post_hooks:
+        for h in list(acc._post_hooks):
+            r = h(leaf)
+            if r is not None:
+                raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+
+
+cdef object run_leaf_hooks(AccumulateGrad acc, object grad):
+    """A captured leaf's gradient through its tensor hooks (``autograd.grad`` runs them
+    too, as PyTorch does)."""
+    cdef TensorBase leaf = acc._variable_ref()
+    if leaf is None or grad is None or not leaf._hooks:
+        return grad
+    for h in list(leaf._hooks):
+        grad = checked_hook_result(h, grad, h(grad))
+    return grad
+
+
+# The backward calls running in this thread, innermost last: [id, reachable nodes, nodes
+# that lead to a requested input (or None), accumulates into .grad, has inputs].
+cdef object _tasks_state = _threading.local()
+cdef long long _task_counter = 0
+
+
+cdef list task_stack():
+    st = getattr(_tasks_state, "stack", None)
+    if st is None:
+        st = []
+        _tasks_state.stack = st
+    return st
+
+
+def _current_graph_task_id():
+    """The id of the backward call running in this thread, or -1 outside backward."""
+    st = task_stack()
+    return st[-1][0] if st else -1
+
+
+def _will_engine_execute_node(node):
+    """Whether the running backward call reaches ``node`` and runs its hooks."""
+    st = task_stack()
+    if not st:
+        raise RuntimeError("_will_engine_execute_node should only be called during the "
+                           "backward pass")
+    _, seen, needed, _, _ = st[-1]
+    return node in seen and (needed is None or node in needed)
+
+
+def _is_checkpoint_valid():
+    """False inside a backward call given ``inputs`` (``autograd.grad`` or
+    ``backward(inputs=...)``): a reentrant checkpoint cannot run its backward there."""
+    st = task_stack()
+    return not st or not st[-1][4]
 
 
 cdef void check_nan(Node node, tuple grads):
@@ -113,6 +166,9 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
         results = [None] * len(inputs)
         captures = {}
         for i in range(len(inputs)):
+            if isinstance(inputs[i], tuple):   # a GradientEdge: (node, output_nr)
+                captures.setdefault((inputs[i][0], inputs[i][1]), []).append(i)
+                continue
             t = <TensorBase>inputs[i]
             if t._grad_fn is not None:
                 key = (t._grad_fn, t._output_nr)
@@ -167,6 +223,10 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
             seen_ready.add(nx)
             ready.append(nx)
 
+    global _task_counter
+    _task_counter += 1
+    cdef list tasks = task_stack()
+    tasks.append([_task_counter, seen, needed, accumulate_grad, captures is not None])
     prev_mode = set_grad_enabled_flag(create_graph)
     cdef list grads
     cdef bint any_grad
@@ -179,22 +239,26 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
         while ready:
             node = ready.pop()
             grads = buffers.pop(node)
+            if captures is not None and node not in needed:
+                continue  # nothing below this node leads to a requested input
             # tensor hooks and retain_grad of each output, then captures
             if node._pre_hooks is not None or node._retain is not None:
                 for k in range(len(grads)):
                     grads[k] = run_tensor_hooks(node, k, grads[k])
             if captures is not None:
+                if not accumulate_grad and type(node) is AccumulateGrad:
+                    grads[0] = run_leaf_hooks(<AccumulateGrad>node, grads[0])
                 for k in range(len(grads)):
                     slots = captures.get((node, k))
                     if slots is not None:
                         for s in slots:
                             results[s] = grads[k]
-                if node not in needed:
-                    continue  # nothing below this node leads to a requested input
             if type(node) is AccumulateGrad:
                 if accumulate_grad and (captures is None or inputs_accumulate(node, captures)):
                     accumulate_into_leaf(<AccumulateGrad>node, grads[0], create_graph)
                 continue
+            if captures is not None and not leads_to_needed(node, needed):
+                continue  # a requested input whose own backward is not needed: not run, kept
             if node._node_pre_hooks:
                 for h in list(node._node_pre_hooks):
                     r = h(tuple(grads))
@@ -253,6 +317,7 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                 if c == 0:
                     ready.append(nxt)
     finally:
+        tasks.pop()
         set_grad_enabled_flag(prev_mode)
         errstate.__exit__(None, None, None)
 
@@ -264,6 +329,15 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     "graph. Set allow_unused=True if this is the desired behavior.")
         return tuple(results)
     return None
+
+
+cdef bint leads_to_needed(Node node, set needed):
+    if node._next is None:
+        return False
+    for nxt in node._next:
+        if nxt is not None and nxt in needed:
+            return True
+    return False
 
 
 cdef bint inputs_accumulate(Node node, dict captures):

@@ -296,6 +296,8 @@ cdef inline TensorBase wrap(object data):
                                        or not hasattr(data, "dtype")):
         data = _np_asarray(data)
     t._data = data
+    if ember_inference_mode:
+        t._inference = True
     return t
 
 
@@ -369,4 +371,6 @@ cdef TensorBase view_of(TensorBase base, object data, object view_fn):
     t._base = root
     t._view_fn = view_fn
     t._view_version = base._vc.value
+    if base._inference:
+        t._inference = True
     return t

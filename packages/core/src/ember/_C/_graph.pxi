@@ -17,10 +17,23 @@ cdef class SavedTensor:
     cdef long long version
     cdef int output_nr
     cdef bint is_output
+    # saved through saved-tensors hooks (NOTE [ Saved tensors hooks ]): what pack returned,
+    # the unpack hook, and the history to re-attach to what unpack gives back
+    cdef object packed
+    cdef object unpack_hook
+    cdef object grad_fn
+    cdef object accumulator
+    cdef bint requires_grad
+
+    def _unpack(self, Node node):
+        """The saved tensor, for ``node``'s backward (the Python face of ``unpack``)."""
+        return self.unpack(node)
 
     cdef object unpack(self, Node node):
         cdef TensorBase t
         cdef long long now
+        if self.unpack_hook is not None:
+            return self.unpack_hooked(node)
         if self.is_output:
             now = 0 if self.vc is None else self.vc.value
         else:
@@ -33,6 +46,24 @@ cdef class SavedTensor:
         t._vc = self.vc
         t._grad_fn = node
         t._output_nr = self.output_nr
+        return t
+
+    cdef object unpack_hooked(self, Node node):
+        r = self.unpack_hook(self.packed)
+        if not isinstance(r, TensorBase):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(r).__name__}")
+        cdef TensorBase t = wrap((<TensorBase>r)._data)
+        t._vc = (<TensorBase>r)._vc
+        if self.is_output:
+            if self.requires_grad:
+                t._grad_fn = node
+                t._output_nr = self.output_nr
+        else:
+            t._grad_fn = self.grad_fn
+            t._output_nr = self.output_nr
+            t._requires_grad = self.requires_grad
+            t._accumulator = self.accumulator
         return t
 
     cdef str modified_message(self, Node node, long long now):
@@ -63,6 +94,14 @@ def _strip_backward(str name):
 
 
 cdef SavedTensor save_input(TensorBase t, int position):
+    if t._inference and not ember_inference_mode:
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+            "in inference mode in computation tracked by autograd. To work around this, you can "
+            "make a clone to get a normal tensor and use it in autograd, or use "
+            "`ember.no_grad()` instead of `ember.inference_mode()`.")
+    if ember_saved_hooks_depth:
+        return save_hooked(t, False)
     cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
     s.tensor = t
     s.version = version_of(t)
@@ -71,6 +110,8 @@ cdef SavedTensor save_input(TensorBase t, int position):
 
 
 cdef SavedTensor save_output(TensorBase t):
+    if ember_saved_hooks_depth:
+        return save_hooked(t, True)
     cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
     if t._vc is None:
         t._vc = VersionCounter()
@@ -80,6 +121,99 @@ cdef SavedTensor save_output(TensorBase t):
     s.output_nr = t._output_nr
     s.is_output = True
     return s
+
+
+# ----------------------------------------------------------------------------
+# saved tensors hooks (NOTE [ Saved tensors hooks ] in ember/autograd/graph.py)
+
+cdef object _hooks_state = _threading.local()   # .stack: [(pack, unpack)], .disabled: message
+
+
+cdef list hooks_stack():
+    st = getattr(_hooks_state, "stack", None)
+    if st is None:
+        st = []
+        _hooks_state.stack = st
+    return st
+
+
+cdef object top_hooks():
+    msg = getattr(_hooks_state, "disabled", None)
+    if msg is not None:
+        raise RuntimeError(msg)
+    return hooks_stack()[-1]
+
+
+cdef SavedTensor save_hooked(TensorBase t, bint is_output):
+    """``t`` saved through the top pair of hooks: only what pack returns is kept."""
+    global ember_saved_hooks_depth
+    pack, unpack = top_hooks()
+    cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
+    if t._base is not None:
+        refresh_if_stale(t)
+    s.is_output = is_output
+    s.output_nr = t._output_nr
+    if is_output:
+        s.requires_grad = t._grad_fn is not None
+    else:
+        s.grad_fn = t._grad_fn
+        s.requires_grad = t._requires_grad and t._grad_fn is None
+        if s.requires_grad:
+            s.accumulator = accumulator_of(t)
+    cdef int depth = ember_saved_hooks_depth
+    ember_saved_hooks_depth = 0   # what the pack hook itself saves is not packed again
+    try:
+        s.packed = pack(t)
+    finally:
+        ember_saved_hooks_depth = depth
+    s.unpack_hook = unpack
+    return s
+
+
+def save_for_backward_hooked(TensorBase t, bint is_output):
+    """A :class:`SavedTensor` of ``t`` through the current hooks, or None when no hooks are
+    set (for custom Functions' ``save_for_backward``)."""
+    if not ember_saved_hooks_depth:
+        return None
+    return save_hooked(t, is_output)
+
+
+def _push_saved_tensors_default_hooks(pack_hook, unpack_hook):
+    """Push a (pack, unpack) pair for this thread (``saved_tensors_hooks.__enter__``)."""
+    global ember_saved_hooks_depth
+    msg = getattr(_hooks_state, "disabled", None)
+    if msg is not None:
+        raise RuntimeError(msg)
+    hooks_stack().append((pack_hook, unpack_hook))
+    ember_saved_hooks_depth += 1
+
+
+def _pop_saved_tensors_default_hooks():
+    """Pop this thread's top pair of hooks."""
+    global ember_saved_hooks_depth
+    st = hooks_stack()
+    if not st:
+        raise RuntimeError("no saved tensors hooks to pop")
+    st.pop()
+    ember_saved_hooks_depth -= 1
+
+
+def _saved_tensors_hooks_disable(str message):
+    """Make pushing or using saved tensors hooks raise ``RuntimeError(message)``."""
+    _hooks_state.disabled = message
+
+
+def _saved_tensors_hooks_enable():
+    _hooks_state.disabled = None
+
+
+def _saved_tensors_hooks_get_disabled_error_message():
+    return getattr(_hooks_state, "disabled", None)
+
+
+def _current_saved_tensors_hooks():
+    """This thread's stack of (pack, unpack) pairs, innermost last."""
+    return list(hooks_stack())
 
 
 # ----------------------------------------------------------------------------
@@ -107,6 +241,7 @@ cdef class Node:
     cdef public bint _released
     cdef public bint materialize_grads
     cdef public unsigned long long _tensor_args  # bit i set: forward argument i was a Tensor
+    cdef object _metadata              # Node.metadata, made on first use
     cdef dict __dict__
     cdef object __weakref__
 
@@ -138,6 +273,13 @@ cdef class Node:
             return ()
         return tuple((n, nr) for i, (n, nr) in enumerate(zip(self._next, self._next_nr))
                      if i >= 64 or (self._tensor_args >> i) & 1)
+
+    @property
+    def metadata(self):
+        """A dict kept with the node, for the user's own annotations."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     @property
     def saved_tensors(self):
@@ -243,6 +385,7 @@ cdef class AccumulateGrad(Node):
     """The node that ends every path to a leaf: adds the gradient into ``.grad``."""
 
     cdef object _variable_ref
+    cdef public object _post_hooks     # [hook(tensor)] run after .grad is accumulated
 
     @property
     def variable(self):
@@ -265,6 +408,13 @@ cdef Node accumulator_of(TensorBase leaf):
         acc._variable_ref = _weakref.ref(leaf)
         leaf._accumulator = acc
     return acc
+
+
+def grad_accumulator(TensorBase leaf):
+    """The ``AccumulateGrad`` node of a leaf that requires grad (made on first use)."""
+    if leaf._grad_fn is not None or not leaf._requires_grad:
+        raise RuntimeError("grad_accumulator: the tensor is not a leaf that requires grad")
+    return accumulator_of(leaf)
 
 
 cdef inline void refresh_if_stale(TensorBase view):

@@ -24,7 +24,28 @@ cdef class TensorBase:
     cdef public object _hooks          # list of hooks on a leaf's grad, or None
     cdef public bint _retains_grad
     cdef public object _accumulator    # a leaf's AccumulateGrad node, made on first use
+    cdef public bint _inference        # made in inference mode (or a view of such a tensor)
     cdef object __weakref__
+
+    def is_inference(self):
+        """True if the tensor was made in ``ember.inference_mode`` (an inference tensor)."""
+        return self._inference
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Register ``hook(tensor)`` to run after a backward pass has accumulated this
+        leaf's gradient into ``.grad`` (optimizer-in-backward code steps from it). The hook
+        returns None. Returns a handle whose ``remove()`` removes it."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
+        cdef AccumulateGrad acc = <AccumulateGrad>accumulator_of(self)
+        if acc._post_hooks is None:
+            acc._post_hooks = []
+        acc._post_hooks.append(hook)
+        return _RemovableHandle(acc._post_hooks, hook)
 
     @property
     def requires_grad(self):

@@ -80,7 +80,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    inputs = _as_tuple(inputs)
+    from ember.autograd.graph import GradientEdge
+
+    inputs = _as_tuple((inputs,) if isinstance(inputs, GradientEdge) else inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if create_graph and inputs is None:
@@ -98,7 +100,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         # non-leaf inputs get their .grad here (leaves were handled by the engine)
         for t, g in zip(inputs, results, strict=False):
-            if t._grad_fn is not None and g is not None:
+            if isinstance(t, _core.TensorBase) and t._grad_fn is not None and g is not None:
                 t._grad = g if t._grad is None else t._grad + g
 
 
@@ -107,8 +109,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """The gradients of ``outputs`` with respect to ``inputs``, as a tuple.
 
     No ``.grad`` is touched. ``allow_unused=True`` returns None for an input the outputs
-    do not depend on (zeros with ``materialize_grads=True``).
+    do not depend on (zeros with ``materialize_grads=True``). An input may also be a
+    :class:`~ember.autograd.graph.GradientEdge`.
     """
+    from ember.autograd.graph import GradientEdge
+
+    if isinstance(inputs, GradientEdge):
+        inputs = (inputs,)
+    if materialize_grads and any(isinstance(i, GradientEdge) for i in _as_tuple(inputs)):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge")
     if is_grads_batched:
         raise NotImplementedError("ember.autograd.grad does not support is_grads_batched=True "
                                   "(it has no vmap): call it once per grad_outputs row")
@@ -162,3 +172,17 @@ from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  #
 __all__ += ["gradcheck", "gradgradcheck", "GradcheckError", "Function", "FunctionCtx",
             "once_differentiable", "functional", "detect_anomaly", "set_detect_anomaly",
             "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+
+from ember.autograd import graph, variable  # noqa: E402
+from ember.autograd._engine_modes import (  # noqa: E402
+    enforce_grad_layout_policy,
+    is_multithreading_enabled,  # noqa: F401 - in dir(torch.autograd), not its __all__
+    is_view_replay_enabled,  # noqa: F401
+    set_multithreading_enabled,
+)
+from ember.autograd.variable import Variable  # noqa: E402
+
+__all__ += ["graph", "variable", "Variable", "set_multithreading_enabled",
+            "enforce_grad_layout_policy", "grad_mode"]
+
+from ember.autograd import grad_mode  # noqa: E402

@@ -134,6 +134,18 @@ class _SavedOutput:
         return t
 
 
+class _SavedHooked:
+    """A tensor saved through saved-tensors hooks (NOTE [ Saved tensors hooks ])."""
+
+    __slots__ = ("saved",)
+
+    def __init__(self, saved):
+        self.saved = saved
+
+    def unpack(self, node):
+        return self.saved._unpack(node)
+
+
 _FREED = ("Trying to backward through the graph a second time (or directly access saved "
           "tensors after they have already been freed). Saved intermediate values of the graph "
           "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
@@ -432,9 +444,13 @@ def _wrap_outputs(cls, ctx, args, output, recording):
                 continue
             pos = _index_of(t, outs)
             if pos >= 0:
-                saved.append(_SavedOutput(results[pos], positions.index(pos)))
+                out_t = results[pos]
+                hooked = _core.save_for_backward_hooked(out_t, True)
+                saved.append(_SavedOutput(out_t, positions.index(pos)) if hooked is None
+                             else _SavedHooked(hooked))
             else:
-                saved.append(_SavedInput(t))
+                hooked = _core.save_for_backward_hooked(t, False)
+                saved.append(_SavedInput(t) if hooked is None else _SavedHooked(hooked))
         node._saved = tuple(saved)
         node._had_saved = True
     return (tuple(results) if is_tuple else results[0]), node

@@ -1,9 +1,10 @@
-"""Utilities: ``ember.utils.data`` (datasets and the DataLoader) and
-``ember.utils.safetensors`` (the safetensors format), each loaded on first use."""
+"""Utilities: ``ember.utils.data`` (datasets and the DataLoader),
+``ember.utils.safetensors`` (the safetensors format) and ``ember.utils.checkpoint``
+(activation checkpointing), each loaded on first use."""
 
 import importlib
 
-_SUBMODULES = ("data", "safetensors")
+_SUBMODULES = ("checkpoint", "data", "safetensors")
 
 
 def __getattr__(name):

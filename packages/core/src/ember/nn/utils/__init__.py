@@ -5,6 +5,7 @@ from ember.nn.utils import (
     parametrizations,
     parametrize,
     rnn,  # noqa: F401
+    stateless,  # noqa: F401
 )
 from ember.nn.utils.clip_grad import (
     clip_grad_norm,
