@@ -16,7 +16,7 @@ from emberaudio import functional as F
 from emberaudio.functional._resample import _apply_sinc_resample_kernel, _sinc_resample_kernel
 from emberaudio.functional._spectral import _fix_waveform_shape, _stretch_waveform
 from emberaudio.functional.functional import _CONVOLVE_MODES
-from emberaudio.transforms._transforms import AmplitudeToDB, MelScale
+from emberaudio.transforms._transforms import AmplitudeToDB, MelScale, _apply_bank
 
 __all__ = [
     "FFTConvolve", "GriffinLim", "InverseMelScale", "InverseSpectrogram", "LFCC", "MFCC",
@@ -416,7 +416,7 @@ class MFCC(nn.Module):
             mel_specgram = ember.log(mel_specgram + 1e-6)
         else:
             mel_specgram = self.amplitude_to_DB(mel_specgram)
-        return ember.matmul(mel_specgram.transpose(-1, -2), self.dct_mat).transpose(-1, -2)
+        return _apply_bank(mel_specgram, self.dct_mat)
 
 
 class LFCC(nn.Module):
@@ -474,12 +474,12 @@ class LFCC(nn.Module):
             Tensor: linear frequency cepstral coefficients of size ``(..., n_lfcc, time)``.
         """
         specgram = self.Spectrogram(waveform)
-        specgram = ember.matmul(specgram.transpose(-1, -2), self.filter_mat).transpose(-1, -2)
+        specgram = _apply_bank(specgram, self.filter_mat)
         if self.log_lf:
             specgram = ember.log(specgram + 1e-6)
         else:
             specgram = self.amplitude_to_DB(specgram)
-        return ember.matmul(specgram.transpose(-1, -2), self.dct_mat).transpose(-1, -2)
+        return _apply_bank(specgram, self.dct_mat)
 
 
 class TimeStretch(nn.Module):
