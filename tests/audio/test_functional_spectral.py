@@ -237,3 +237,16 @@ def test_gradcheck_centroid_vocoder_griffinlim_fftconvolve():
                      (mag,))
     a, b = _wave(2, 20), _wave(1, 7)
     assert gradcheck(lambda p, q: F.fftconvolve(p, q, "same"), (a, b))
+
+
+def test_zero_sized_spectrograms_pass_through():
+    advance = ember.linspace(0, math.pi * 32, 65)[:, None]
+    no_frames = ember.zeros(65, 0, dtype=ember.complex64)
+    assert tuple(F.phase_vocoder(no_frames, 1.5, advance).shape) == (65, 0)
+    assert tuple(F.phase_vocoder(ember.zeros(0, 65, 10, dtype=ember.complex64), 1.5,
+                                 advance).shape) == (0, 65, 7)
+    window = ember.hann_window(128)
+    assert tuple(F.inverse_spectrogram(no_frames, None, 0, window, 128, 32, 128,
+                                       False).shape) == (0,)
+    assert tuple(F.inverse_spectrogram(ember.zeros(0, 2, 65, 4, dtype=ember.complex64), None,
+                                       0, window, 128, 32, 128, False).shape) == (0, 2, 96)

@@ -234,3 +234,19 @@ def test_state_dicts_load_into_a_fresh_module(cls, kwargs):
     fresh.load_state_dict(state)
     for key, value in fresh.state_dict().items():
         _close(value, state[key])
+
+
+def test_zero_sized_and_nan_inputs():
+    assert tuple(T.MelScale(n_mels=10, n_stft=65)(ember.zeros(2, 65, 0)).shape) == (2, 10, 0)
+    assert tuple(T.MFCC(n_mfcc=5, melkwargs={"n_mels": 10})(ember.zeros(0, 3, 800)).shape) == (
+        0, 3, 5, 5)
+    stretched = T.TimeStretch(n_freq=65, fixed_rate=2.0)(ember.zeros(2, 65, 0,
+                                                                     dtype=ember.complex64))
+    assert tuple(stretched.shape) == (2, 65, 0)
+    empty = T.MVDR()(ember.zeros(0, 3, 9, 5, dtype=ember.complex64), ember.zeros(0, 9, 5),
+                     ember.zeros(0, 9, 5))
+    assert tuple(empty.shape) == (0, 9, 5)
+    x = WAVE.clone()
+    x[0, 500] = float("nan")
+    mel = T.MelSpectrogram(16000, n_fft=256, n_mels=40)(x).numpy()
+    assert np.isnan(mel[0]).any() and not np.isnan(mel[1]).any()

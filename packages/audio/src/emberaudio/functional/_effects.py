@@ -15,6 +15,7 @@ import math
 import warnings
 
 import ember
+from emberaudio.functional._spectral import _pack
 
 __all__ = ["dither", "vad"]
 
@@ -161,7 +162,7 @@ def vad(waveform: ember.Tensor, sample_rate: int, trigger_level: float = 7.0,
     boot_count = measures_index = flushed_len_ns = 0
 
     shape = waveform.shape
-    rows = waveform.reshape(-1, shape[-1])
+    rows = _pack(waveform, 1)
     n_channels, ilen = rows.shape
     mean_meas = [0.0] * n_channels
     spectra = [ember.zeros(dft_len_ws, device=device) for _ in range(n_channels)]
@@ -211,8 +212,8 @@ def vad(waveform: ember.Tensor, sample_rate: int, trigger_level: float = 7.0,
 def _add_noise_shaping(dithered: ember.Tensor, waveform: ember.Tensor) -> ember.Tensor:
     """``dithered[n] + error[n - 1]`` with ``error = dithered - waveform``."""
     shape = dithered.shape
-    rows = dithered.reshape(-1, shape[-1])
-    error = rows - waveform.reshape(-1, waveform.shape[-1])
+    rows = _pack(dithered, 1)
+    error = rows - _pack(waveform, 1)
     delayed = ember.cat([error.new_zeros((error.shape[0], 1)), error[:, :-1]], dim=1)
     return (rows + delayed).reshape(tuple(shape))
 
@@ -224,7 +225,7 @@ def _random_index(high: int) -> int:
 def _apply_probability_distribution(waveform: ember.Tensor, density_function: str = "TPDF"
                                     ) -> ember.Tensor:
     shape = waveform.shape
-    rows = waveform.reshape(-1, shape[-1])
+    rows = _pack(waveform, 1)
     channel_size = rows.shape[0] - 1
     time_size = rows.shape[-1] - 1
     random_channel = _random_index(channel_size)

@@ -21,6 +21,12 @@ __all__ = [
 ]
 
 
+def _pack(x: ember.Tensor, keep: int) -> ember.Tensor:
+    """``x`` with its leading dimensions folded into one (``reshape(-1, ...)`` that also works
+    when a kept dimension is zero)."""
+    return x.reshape(math.prod(x.shape[:x.ndim - keep]), *x.shape[x.ndim - keep:])
+
+
 def _get_spec_norms(normalized) -> tuple[bool, bool]:
     """``(frame_length_norm, window_norm)`` of a ``normalized`` argument."""
     if isinstance(normalized, str):
@@ -92,7 +98,7 @@ def spectrogram(waveform: ember.Tensor, pad: int, window: ember.Tensor, n_fft: i
         waveform = F.pad(waveform, (pad, pad), "constant")
     frame_length_norm, window_norm = _get_spec_norms(normalized)
     shape = waveform.shape
-    rows = waveform.reshape(-1, shape[-1])
+    rows = _pack(waveform, 1)
     spec = ember.stft(rows, n_fft=n_fft, hop_length=hop_length, win_length=win_length,
                       window=window, center=center, pad_mode=pad_mode,
                       normalized=frame_length_norm, onesided=onesided, return_complex=True)
@@ -143,7 +149,7 @@ def inverse_spectrogram(spectrogram: ember.Tensor, length: int | None, pad: int,
     if window_norm:
         spectrogram = spectrogram * window.pow(2.0).sum().sqrt()
     shape = spectrogram.shape
-    packed = spectrogram.reshape(-1, shape[-2], shape[-1])
+    packed = _pack(spectrogram, 2)
     waveform = ember.istft(packed, n_fft=n_fft, hop_length=hop_length, win_length=win_length,
                            window=window, center=center, normalized=frame_length_norm,
                            onesided=onesided,
@@ -195,7 +201,7 @@ def griffinlim(specgram: ember.Tensor, window: ember.Tensor, n_fft: int, hop_len
                          f"got {specgram.ndim}")
     momentum = momentum / (1 + momentum)
     shape = specgram.shape
-    specgram = specgram.reshape(-1, *shape[-2:]).pow(1 / power)
+    specgram = _pack(specgram, 2).pow(1 / power)
     cdtype = _complex_dtype(specgram.dtype)
     if rand_init:
         # real and imaginary parts uniform in [0, 1), interleaved as torch.rand draws them
@@ -253,7 +259,7 @@ def phase_vocoder(complex_specgrams: ember.Tensor, rate: float, phase_advance: e
         raise ValueError(f"Expected a spectrogram of at least 2 dimensions (..., freq, time), "
                          f"got {complex_specgrams.ndim}")
     shape = complex_specgrams.shape
-    specs = complex_specgrams.reshape(-1, *shape[-2:])
+    specs = _pack(complex_specgrams, 2)
     real_dtype = specs.real.dtype if specs.is_complex() else specs.dtype
     device = specs.device
     time_steps = ember.arange(0, specs.shape[-1], rate, device=device, dtype=real_dtype)
@@ -315,7 +321,7 @@ def _stretch_waveform(waveform: ember.Tensor, n_steps: float, bins_per_octave: i
     if window is None:
         window = ember.hann_window(window_length=win_length, device=waveform.device)
     shape = waveform.shape
-    rows = waveform.reshape(-1, shape[-1])
+    rows = _pack(waveform, 1)
     rate = 2.0 ** (-float(n_steps) / bins_per_octave)
     spec = ember.stft(rows, n_fft=n_fft, hop_length=hop_length, win_length=win_length,
                       window=window, center=True, pad_mode="reflect", normalized=False,

@@ -8,6 +8,7 @@ import warnings
 import ember
 from ember import nn
 from emberaudio import functional as F
+from emberaudio.functional._spectral import _pack
 
 __all__ = ["MVDR", "PSD", "RTFMVDR", "SoudenMVDR"]
 
@@ -157,13 +158,13 @@ class MVDR(nn.Module):
                           stacklevel=2)
             mask_n = 1 - mask_s
         shape = specgram.shape
-        specgram = specgram.reshape(-1, *shape[-3:])
+        specgram = _pack(specgram, 3)
         if self.multi_mask:
-            mask_s = mask_s.reshape(-1, *shape[-3:])
-            mask_n = mask_n.reshape(-1, *shape[-3:])
+            mask_s = _pack(mask_s, 3)
+            mask_n = _pack(mask_n, 3)
         else:
-            mask_s = mask_s.reshape(-1, *shape[-2:])
-            mask_n = mask_n.reshape(-1, *shape[-2:])
+            mask_s = _pack(mask_s, 2)
+            mask_n = _pack(mask_n, 2)
         psd_s = self.psd(specgram, mask_s)
         psd_n = self.psd(specgram, mask_n)
         u = ember.zeros(tuple(specgram.shape[:-2]), device=specgram.device,

@@ -14,7 +14,7 @@ import ember
 from ember import nn
 from emberaudio import functional as F
 from emberaudio.functional._resample import _apply_sinc_resample_kernel, _sinc_resample_kernel
-from emberaudio.functional._spectral import _fix_waveform_shape, _stretch_waveform
+from emberaudio.functional._spectral import _fix_waveform_shape, _pack, _stretch_waveform
 from emberaudio.functional.functional import _CONVOLVE_MODES
 from emberaudio.transforms._transforms import AmplitudeToDB, MelScale, _apply_bank
 
@@ -275,7 +275,7 @@ class InverseMelScale(nn.Module):
         if self.n_mels != n_mels:
             raise ValueError(f"Expected an input with {self.n_mels} mel bins. Found: {n_mels}")
         freq = self.fb.shape[0]
-        packed = melspec.reshape(-1, n_mels, time)
+        packed = _pack(melspec, 2)
         fb_t = self.fb.transpose(-1, -2)[None].expand(packed.shape[0], n_mels, freq)
         solution = ember.linalg.lstsq(fb_t, packed, driver=self.driver).solution
         return ember.relu(solution).reshape(*shape[:-2], freq, time)

@@ -62,7 +62,8 @@ def _apply_bank(specgram: ember.Tensor, bank: ember.Tensor) -> ember.Tensor:
     GEMM instead of one per batch item is what keeps BLAS threads busy (several times faster
     on a loaded machine)."""
     freq_last = specgram.transpose(-1, -2)
-    out = ember.matmul(freq_last.reshape(-1, bank.shape[0]), bank)
+    rows = freq_last.reshape(math.prod(freq_last.shape[:-1]), bank.shape[0])
+    out = ember.matmul(rows, bank)
     return out.reshape(*freq_last.shape[:-1], bank.shape[1]).transpose(-1, -2)
 
 
