@@ -183,3 +183,18 @@ def test_dither_tpdf_and_noise_shaping_closed_forms():
     assert tuple(F.dither(ember.zeros(3, 0)).shape) == (3, 0)
     with pytest.raises(ValueError, match="density_function"):
         F.dither(ember.from_numpy(x), "uniform")
+
+
+def test_apply_codec_round_trips_through_libsndfile():
+    x = (np.sin(np.arange(4000) / 7.0) * 0.5).astype(np.float32)[None].repeat(2, 0)
+    for fmt in ("wav", "flac"):  # 16-bit PCM: within one quantisation step
+        out = F.apply_codec(ember.from_numpy(x), 8000, fmt, bits_per_sample=16)
+        assert tuple(out.shape) == (2, 4000) and out.dtype == ember.float32
+        assert np.abs(out.numpy() - x).max() <= 1.0 / 32768 + 1e-7
+    lossy = F.apply_codec(ember.from_numpy(x), 8000, "ogg")
+    assert lossy.shape[0] == 2 and np.abs(lossy.numpy()[:, :4000] - x).max() < 0.1
+    frames_last = F.apply_codec(ember.from_numpy(x.T.copy()), 8000, "wav",
+                                channels_first=False, encoding="ULAW", bits_per_sample=8)
+    assert tuple(frames_last.shape) == (4000, 2)
+    with pytest.raises(ValueError, match="2D"):
+        F.apply_codec(ember.from_numpy(x[0]), 8000, "wav")

@@ -211,9 +211,7 @@ def test_mvdr_modules():
 
 
 def test_names_cover_torchaudio():
-    """Every public name of torchaudio.functional and torchaudio.transforms exists here,
-    apart from the ones torchaudio itself deprecates (apply_codec)."""
-    skipped = {"apply_codec"}
-    missing_f = sorted(set(TF.__all__) - set(EF.__all__) - skipped)
+    """Every public name of torchaudio.functional and torchaudio.transforms exists here."""
+    missing_f = sorted(set(TF.__all__) - set(EF.__all__))
     missing_t = sorted(set(TT.__all__) - set(ET.__all__))
     assert not missing_f and not missing_t, (missing_f, missing_t)

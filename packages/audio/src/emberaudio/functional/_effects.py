@@ -1,5 +1,6 @@
 """SoX-style effects that need the FFT or randomness: voice activity detection (``vad``) and
-dithering (``dither``), with torchaudio's numbers.
+dithering (``dither``), with torchaudio's numbers; and ``apply_codec``, an encode/decode
+round trip through libsndfile.
 
 NOTE [ vad is sequential ]
 SoX's ``vad`` walks the signal one measurement period at a time, updating smoothed spectra
@@ -17,7 +18,7 @@ import warnings
 import ember
 from emberaudio.functional._spectral import _pack
 
-__all__ = ["dither", "vad"]
+__all__ = ["apply_codec", "dither", "vad"]
 
 
 def _measure(measure_len_ws: int, samples: ember.Tensor, spectrum: ember.Tensor,
@@ -278,3 +279,45 @@ def dither(waveform: ember.Tensor, density_function: str = "TPDF",
     if noise_shaping:
         return _add_noise_shaping(dithered, waveform)
     return dithered
+
+
+def apply_codec(waveform: ember.Tensor, sample_rate: int, format: str,
+                channels_first: bool = True, compression: float | None = None,
+                encoding: str | None = None, bits_per_sample: int | None = None
+                ) -> ember.Tensor:
+    r"""Apply a codec as a form of augmentation: encode the waveform in ``format`` in memory
+    and decode it back (through :func:`emberaudio.save` and :func:`emberaudio.load`, that
+    is libsndfile, where torchaudio used SoX; torchaudio deprecates this function).
+
+    Args:
+        waveform (Tensor): audio data, 2D (see ``channels_first``).
+        sample_rate (int): sample rate of the audio waveform.
+        format (str): file format: ``"wav"``, ``"flac"``, ``"ogg"``/``"vorbis"``,
+            ``"mp3"``... (what :func:`emberaudio.save` writes).
+        channels_first (bool, optional): ``(channel, time)`` if ``True``, ``(time, channel)``
+            otherwise, for input and output. Default: ``True``.
+        compression (float or None, optional): the compression level of formats other
+            than WAV (see :func:`emberaudio.save`).
+        encoding (str or None, optional): the encoding, e.g. ``"PCM_S"``, ``"ULAW"``.
+        bits_per_sample (int or None, optional): the bit depth, e.g. 8, 16, 24.
+
+    Returns:
+        Tensor: the decoded waveform, in the same layout (float32, resampled back to
+        ``sample_rate`` if the codec changed it).
+    """
+    import io
+
+    from emberaudio._io import load, save
+    from emberaudio.functional._resample import resample
+
+    if waveform.ndim != 2:
+        raise ValueError(f"apply_codec expects a 2D waveform, got {waveform.ndim}D")
+    buffer = io.BytesIO()
+    save(buffer, waveform.detach().cpu(), sample_rate, channels_first=channels_first,
+         format=format, encoding=encoding, bits_per_sample=bits_per_sample,
+         compression=compression)
+    buffer.seek(0)
+    augmented, rate = load(buffer, channels_first=channels_first, format=format)
+    if rate != sample_rate:
+        augmented = resample(augmented, rate, sample_rate)
+    return augmented.to(waveform.device)
