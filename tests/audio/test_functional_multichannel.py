@@ -198,3 +198,32 @@ def test_apply_codec_round_trips_through_libsndfile():
     assert tuple(frames_last.shape) == (4000, 2)
     with pytest.raises(ValueError, match="2D"):
         F.apply_codec(ember.from_numpy(x[0]), 8000, "wav")
+
+
+def test_gradcheck_rtf_beamforming_and_frechet():
+    def cplx(*shape):
+        return (ember.from_numpy(RNG.standard_normal(shape)).requires_grad_(),
+                ember.from_numpy(RNG.standard_normal(shape)).requires_grad_())
+
+    w_re, w_im = cplx(2, 3)
+    y_re, y_im = cplx(3, 2, 4)
+    assert gradcheck(lambda a, b, c, d: ember.view_as_real(F.apply_beamforming(
+        ember.complex(a, b), ember.complex(c, d))), (w_re, w_im, y_re, y_im))
+    noise = ember.from_numpy(_hermitian_pd((2,), 3))
+    speech = ember.from_numpy(_hermitian_pd((2,), 3))
+    v_re, v_im = cplx(2, 3)
+    assert gradcheck(lambda a, b: ember.view_as_real(F.mvdr_weights_rtf(
+        ember.complex(a, b), noise, 0)), (v_re, v_im))
+    s_re = ember.from_numpy(RNG.standard_normal((2, 3, 3))).requires_grad_()
+
+    def power(x):
+        psd_s = speech + ember.complex(x @ x.transpose(-1, -2),
+                                       ember.zeros(2, 3, 3, dtype=ember.float64))
+        return ember.view_as_real(F.rtf_power(psd_s, noise, 1))
+
+    assert gradcheck(power, (s_re,))
+    mu = ember.from_numpy(RNG.standard_normal(3)).requires_grad_()
+    assert gradcheck(lambda m: F.frechet_distance(m, ember.eye(3, dtype=ember.float64),
+                                                  ember.zeros(3, dtype=ember.float64),
+                                                  2 * ember.eye(3, dtype=ember.float64)),
+                     (mu,))

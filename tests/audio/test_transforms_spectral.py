@@ -250,3 +250,14 @@ def test_zero_sized_and_nan_inputs():
     x[0, 500] = float("nan")
     mel = T.MelSpectrogram(16000, n_fft=256, n_mels=40)(x).numpy()
     assert np.isnan(mel[0]).any() and not np.isnan(mel[1]).any()
+
+
+def test_gradcheck_through_mfcc_and_pitch_shift():
+    from ember.autograd import gradcheck
+
+    x = ember.from_numpy(RNG.uniform(-0.5, 0.5, 130)).requires_grad_()
+    mfcc = T.MFCC(sample_rate=8000, n_mfcc=4, log_mels=True,
+                  melkwargs={"n_fft": 64, "hop_length": 32, "n_mels": 8}).to(ember.float64)
+    assert gradcheck(mfcc, (x,))
+    shift = T.PitchShift(8000, 12, n_fft=64).to(ember.float64)
+    assert gradcheck(shift, (x,))
