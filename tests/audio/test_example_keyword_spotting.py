@@ -23,7 +23,9 @@ def test_keyword_spotting_example_trains_and_saves(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "{'training': 48, 'validation': 6, 'testing': 6}" in out
     assert "test accuracy" in out
-    state = ember.load(tmp_path / "m5.pt")
-    model = example.M5(n_output=len(example.LABELS))
+    state = ember.load(tmp_path / "kws_cnn.pt")
+    model = example.KeywordCNN(n_output=len(example.LABELS))
     model.load_state_dict(state)
-    assert model(ember.zeros(2, 1, 8000)).shape == (2, len(example.LABELS))
+    features = example.LogMel()(ember.randn(2, 1, example.RATE))
+    assert tuple(features.shape) == (2, 1, 40, 101)
+    assert model(features).shape == (2, len(example.LABELS))

@@ -1,12 +1,27 @@
-"""emberaudio.functional: audio ops as functions on ember tensors, in torchaudio's names.
-
-The spectral ops (spectrogram, griffinlim, phase_vocoder, fftconvolve, ...) wait for
-ember's fft/stft and are not here yet.
-"""
+"""emberaudio.functional: audio ops as functions on ember tensors, in torchaudio's names."""
 
 from emberaudio.functional._alignment import TokenSpan, forced_align, merge_tokens
+from emberaudio.functional._effects import apply_codec, dither, vad
+from emberaudio.functional._multichannel import (
+    apply_beamforming,
+    frechet_distance,
+    mvdr_weights_rtf,
+    mvdr_weights_souden,
+    psd,
+    rtf_evd,
+    rtf_power,
+)
 from emberaudio.functional._resample import resample, speed
 from emberaudio.functional._rnnt import rnnt_loss
+from emberaudio.functional._spectral import (
+    fftconvolve,
+    griffinlim,
+    inverse_spectrogram,
+    phase_vocoder,
+    pitch_shift,
+    spectral_centroid,
+    spectrogram,
+)
 from emberaudio.functional.filtering import (
     allpass_biquad,
     band_biquad,
@@ -60,4 +75,7 @@ __all__ = [
     "mask_along_axis", "mask_along_axis_iid", "melscale_fbanks", "mu_law_decoding",
     "mu_law_encoding", "overdrive", "phaser", "preemphasis", "resample", "riaa_biquad", "rnnt_loss",
     "sliding_window_cmn", "speed", "treble_biquad",
+    "apply_beamforming", "apply_codec", "dither", "fftconvolve", "frechet_distance", "griffinlim",
+    "inverse_spectrogram", "mvdr_weights_rtf", "mvdr_weights_souden", "phase_vocoder",
+    "pitch_shift", "psd", "rtf_evd", "rtf_power", "spectral_centroid", "spectrogram", "vad",
 ]

@@ -1,9 +1,20 @@
-"""emberaudio.transforms: audio transforms as modules, in torchaudio's names.
+"""emberaudio.transforms: audio transforms as modules, in torchaudio's names."""
 
-The spectral transforms (Spectrogram, MelSpectrogram, MFCC, GriffinLim, ...) wait for
-ember's fft/stft and are not here yet.
-"""
-
+from emberaudio.transforms._multi_channel import MVDR, PSD, RTFMVDR, SoudenMVDR
+from emberaudio.transforms._spectral import (
+    LFCC,
+    MFCC,
+    FFTConvolve,
+    GriffinLim,
+    InverseMelScale,
+    InverseSpectrogram,
+    MelSpectrogram,
+    PitchShift,
+    SpectralCentroid,
+    Spectrogram,
+    TimeStretch,
+    Vad,
+)
 from emberaudio.transforms._transforms import (
     AddNoise,
     AmplitudeToDB,
@@ -32,4 +43,7 @@ __all__ = [
     "FrequencyMasking", "Loudness", "MelScale", "MuLawDecoding", "MuLawEncoding", "Preemphasis",
     "RNNTLoss", "Resample", "SlidingWindowCmn", "SpecAugment", "Speed", "SpeedPerturbation",
     "TimeMasking", "Vol",
+    "FFTConvolve", "GriffinLim", "InverseMelScale", "InverseSpectrogram", "LFCC", "MFCC",
+    "MVDR", "MelSpectrogram", "PSD", "PitchShift", "RTFMVDR", "SoudenMVDR", "SpectralCentroid",
+    "Spectrogram", "TimeStretch", "Vad",
 ]
