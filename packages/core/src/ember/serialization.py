@@ -38,8 +38,9 @@ def _is_path(f) -> bool:
     return isinstance(f, (str, bytes, os.PathLike))
 
 
-def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization: bool = True) -> None:
+def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
     """Save an object to a file, in PyTorch's checkpoint format.
 
     Args:
@@ -50,10 +51,12 @@ def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
         f: a path (``str`` or ``os.PathLike``) or a writable binary file object. A path is
             written atomically: a temporary file in the same directory is written, flushed,
             fsync'ed and renamed over ``f``, so ``f`` is never left half-written.
-        pickle_module: only ``None`` or the standard :mod:`pickle` (accepted for PyTorch
-            compatibility).
+        pickle_module: only the standard :mod:`pickle` (the default) or ``None`` (accepted
+            for PyTorch compatibility).
         pickle_protocol: the pickle protocol (2 by default, as PyTorch; ``torch.load``'s
             weights-only loader reads only protocol 2).
+        _disable_byteorder_record: leave out the ``byteorder`` record (as PyTorch; a file
+            without it loads as little-endian).
 
     Tensors that view one another (slices, transposes of one tensor) are saved against one
     storage and share memory again after loading. As in PyTorch, saving a view saves its
@@ -75,9 +78,10 @@ def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
         raise ValueError(f"pickle_protocol must be an int from 2 to {pickle.HIGHEST_PROTOCOL}, "
                          f"got {pickle_protocol!r}")
     if _is_path(f):
-        atomic_write(f, lambda stream: write_checkpoint(obj, stream, pickle_protocol))
+        atomic_write(f, lambda stream: write_checkpoint(obj, stream, pickle_protocol,
+                                                        not _disable_byteorder_record))
     elif hasattr(f, "write"):
-        write_checkpoint(obj, f, pickle_protocol)
+        write_checkpoint(obj, f, pickle_protocol, not _disable_byteorder_record)
         if hasattr(f, "flush"):
             f.flush()
     else:
@@ -85,8 +89,8 @@ def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
                         f"{type(f).__name__}")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True,
-         mmap: bool = False, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
+         mmap: bool | None = None, **pickle_load_args):
     """Load an object saved with :func:`ember.save` or ``torch.save``.
 
     Args:
@@ -97,7 +101,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True,
             "cpu"}``), or a callable ``(storage, location) -> storage`` (return
             ``storage``, ``storage.cpu()``, ``storage.cuda(i)``, or None for the default).
         pickle_module: with ``weights_only=False`` only, a module whose ``Unpickler`` to use.
-        weights_only: if True (the default), only tensors, storages, plain containers
+        weights_only: if True (the default, also for None), only tensors, storages, plain containers
             (dict, OrderedDict, list, tuple, set), numbers, strings, bytes, dtypes, devices
             and sizes are built; any other object named in the file raises
             ``pickle.UnpicklingError`` saying how to allow it. Set it to False only for files
@@ -118,7 +122,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True,
         >>> state = ember.load("resnet18.pth", map_location="cpu")
         >>> model.load_state_dict(state)
     """
-    if weights_only is None:
+    if weights_only is None:  # PyTorch's default since 2.6
         weights_only = True
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
