@@ -131,3 +131,76 @@ def test_resolve_imports_submodules_and_refuses_missing_ones():
     assert surface_tool.resolve("ember.nn.modules.activation.ReLU") is act.ReLU
     assert surface_tool.resolve("ember.no_such_module_here.x") is None
     assert surface_tool.resolve("ember.nn.no_such_name", import_last=False) is None
+
+
+# Torch's C builtins have no signature to read: these calls, with the keyword names of
+# torch's schemas, check that ember takes them as torch does (``x`` is arange(6.).reshape(2,
+# 3), ``s`` arange(3.), ``i`` [0, 1], ``i2`` [[0, 1, 0]], ``L`` the library).
+KEYWORD_CALLS = [
+    "L.reshape(x, shape=(3, 2))", "L.permute(x, dims=(1, 0))", "L.flip(x, dims=(0,))",
+    "L.promote_types(type1=L.float32, type2=L.int64)", "L.searchsorted(s, input=s)",
+    "L.true_divide(x, other=x)", "L.dot(s, tensor=s)", "L.take(x, index=i)",
+    "L.narrow(x, dim=0, start=0, length=1)", "L.cat(tensors=[x, x], dim=0)",
+    "L.stack(tensors=[x, x])", "L.zeros(size=(2,))", "L.ones(size=(2,))",
+    "L.randn(size=(2,))", "L.full(size=(2,), fill_value=1.0)", "L.arange(start=0, end=3)",
+    "L.linspace(start=0, end=1, steps=3)", "L.eye(n=2)", "L.tensor(data=[1.0])",
+    "L.matmul(input=x, other=x.T)", "L.max(x, dim=0)", "L.split(x, split_size_or_sections=1)",
+    "L.sort(x, dim=0, descending=True, stable=True)", "L.chunk(x, chunks=2, dim=1)",
+    "L.squeeze(x, dim=(0,))", "L.transpose(x, dim0=0, dim1=1)", "L.gather(x, 0, index=i2)",
+    "L.where(x > 0, input=x, other=x)", "L.clamp(x, min=0, max=1)",
+    "L.std(x, dim=0, unbiased=False)", "L.allclose(x, other=x)", "L.equal(x, other=x)",
+    "L.flatten(x, start_dim=0, end_dim=-1)", "L.topk(x, k=1)",
+    "L.argsort(x, dim=1, descending=True, stable=True)",
+    "x.expand(size=(2, 3))", "x.repeat(repeats=(1, 2))", "x.reshape(shape=(3, 2))",
+    "x.view(size=(3, 2))", "x.permute(dims=(1, 0))", "x.flip(dims=(0,))", "x.flip(0, 1)",
+    "x.permute(1, 0)", "x.matmul(other=x.T)", "x.mul(other=x)", "x.transpose(dim0=0, dim1=1)",
+    "x.squeeze(dim=0)", "x.unsqueeze(dim=0)", "x.sum(dim=0, keepdim=True)",
+    "x.std(dim=0, correction=0)", "x.max(dim=0)", "x.clamp(min=0)",
+    "x.masked_fill(mask=x > 0, value=1.0)", "x.index_select(dim=0, index=i)",
+    "x.gather(dim=0, index=i2)", "x.to(dtype=L.float64)", "x.chunk(chunks=2, dim=1)",
+    "x.split(split_size=1)", "x.unflatten(dim=1, sizes=(3, 1))", "x.flatten(start_dim=0)",
+    "x.roll(shifts=1)", "x.softmax(dim=1)", "x.argmax(dim=1, keepdim=True)",
+    "x.topk(k=1, dim=1)", "x.cumsum(dim=1)", "x.new_zeros(size=(2,))",
+    "x.new_full(size=(2,), fill_value=1.0)", "x.masked_scatter(mask=x > 0, source=x)",
+    "x.index_copy(dim=0, index=i, source=x)", "x.repeat_interleave(repeats=2)",
+    "x.tile(dims=(2,))", "x.movedim(source=0, destination=1)",
+    "x.diagonal(offset=0, dim1=0, dim2=1)", "x.expand_as(other=x)", "x.view_as(other=x)",
+    "x.where(condition=x > 0, other=x)", "x.lerp(end=x, weight=0.5)", "x.pow(exponent=2)",
+    "x.add(other=x, alpha=2)", "x.div(other=x, rounding_mode='floor')",
+    # NumPy-style aliases that torch's argument parser takes for its C builtins
+    "x.sum(axis=0)", "x.mean(axis=0, keepdims=True)", "L.cat([x, x], axis=1)",
+    "L.argmax(x, axis=1)", "L.add(x1=x, x2=x)",
+    "L.nn.functional.cross_entropy(input=x, target=i, reduction='sum', label_smoothing=0.1)",
+    "L.nn.functional.linear(input=x, weight=x, bias=None)",
+    "L.nn.functional.gelu(x, approximate='tanh')",
+    "L.nn.functional.pad(x, pad=(1, 1), mode='constant', value=0.0)",
+    "L.nn.functional.layer_norm(x, normalized_shape=(3,))",
+    "L.nn.functional.embedding(input=i, weight=x)",
+    "L.nn.functional.scaled_dot_product_attention(query=x[None], key=x[None], value=x[None], "
+    "is_causal=True, scale=0.5, enable_gqa=False)",
+]
+
+
+def _call(lib, expr):
+    env = {"L": lib, "x": lib.arange(6.0).reshape(2, 3), "s": lib.arange(3.0),
+           "i": lib.tensor([0, 1]), "i2": lib.tensor([[0, 1, 0]])}
+    out = eval(expr, env)  # noqa: S307 - the expressions are this file's own
+    return out.numpy() if hasattr(out, "numpy") and callable(out.numpy) else out
+
+
+@pytest.mark.parametrize("expr", KEYWORD_CALLS)
+def test_keyword_call_like_torch(expr):
+    import numpy as np
+
+    import ember
+
+    expected = _call(torch, expr)
+    got = _call(ember, expr)
+    if isinstance(expected, tuple):  # (values, indices), split pieces
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(np.asarray(g.numpy()), e.numpy(), rtol=1e-6)
+    elif isinstance(expected, np.ndarray):
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
+    else:
+        assert str(got).replace("ember", "torch") == str(expected)
