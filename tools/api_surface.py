@@ -39,11 +39,14 @@ and the dispatcher's types live), rounded down, but one in a module of fewer tha
 A name of ``torch.X`` is present when ``ember.X`` has it (importing ``ember.X`` if need be).
 
 NOTE [ Which signatures are compared ]
-For every public name present in both, and for the public methods of public classes present in
-both: ``inspect.signature`` of torch's object against ember's (for a class, its constructor),
-comparing the parameters' names, kinds (positional-only, keyword-only, ``*args``, ``**kwargs``)
-and defaults (dtypes, devices and layouts by name, lists as tuples, other objects by type).
-Skipped, because there is nothing to compare against:
+For every public name present in both, first its kind: module, class, callable or value (for
+``Tensor``: method or attribute, so that ``x.T`` is not ``x.T()``); then for callables, and for
+the public methods of public classes present in both: ``inspect.signature`` of torch's object
+against ember's (for a class, its constructor), comparing the parameters' names, kinds
+(positional-only, keyword-only, ``*args``, ``**kwargs``) and defaults (dtypes, devices and
+layouts by name, lists as tuples, other objects by type). Skipped, because there is nothing to
+compare against (tests/interop/test_api_surface_torch.py calls a table of them with torch's
+keyword names instead):
 
 - torch's C builtins (most of ``torch.*``, ``torch.nn.functional``'s ATen ops and ``Tensor``'s
   C methods): ``inspect.signature`` raises for them (no ``__text_signature__``); their
@@ -428,6 +431,21 @@ def _class_methods(cls):
     return out
 
 
+def kind_of(obj, owner=None, name=None) -> str:
+    """module, class, callable or value; for a class's member (``owner``, ``name``): method or
+    attribute (a property or C getset: ``x.shape``, not ``x.shape()``)."""
+    if owner is not None:
+        d = inspect.getattr_static(owner, name, None)
+        if isinstance(d, (property, types.GetSetDescriptorType, types.MemberDescriptorType)):
+            return "attribute"
+        return "method" if callable(d) else "value"
+    if isinstance(obj, types.ModuleType):
+        return "module"
+    if inspect.isclass(obj):
+        return "class"
+    return "callable" if callable(obj) else "value"
+
+
 @dataclass
 class Mismatch:
     path: str
@@ -456,6 +474,7 @@ def signature_mismatches(reports=None, exclusions: dict | None = None):
         if problem is not None:
             out.append(Mismatch(path, problem, module))
 
+    theirs_cls, mine_cls = resolve("torch.Tensor"), resolve("ember.Tensor")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for rep in reports:
@@ -463,6 +482,14 @@ def signature_mismatches(reports=None, exclusions: dict | None = None):
                 path = f"{rep.module}.{name}"
                 theirs = resolve(path)
                 mine = resolve(_ember_path(rep.module, name), import_last=False)
+                if rep.module == "torch.Tensor":
+                    kinds = (kind_of(None, theirs_cls, name), kind_of(None, mine_cls, name))
+                else:
+                    kinds = (kind_of(theirs), kind_of(mine))
+                if kinds[0] != kinds[1]:
+                    out.append(Mismatch(path, f"torch's is a {kinds[0]}, ember's a {kinds[1]}",
+                                        rep.module))
+                    continue
                 if isinstance(theirs, types.ModuleType) or not callable(theirs):
                     continue
                 check(path, rep.module, theirs, mine, drop_first=rep.module == "torch.Tensor")

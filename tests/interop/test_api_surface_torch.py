@@ -204,3 +204,14 @@ def test_keyword_call_like_torch(expr):
         np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
     else:
         assert str(got).replace("ember", "torch") == str(expected)
+
+
+def test_kind_of_tells_attributes_from_methods():
+    import ember
+
+    kind_of = surface_tool.kind_of
+    for cls in (torch.Tensor, ember.Tensor):
+        assert kind_of(None, cls, "shape") == "attribute"
+        assert kind_of(None, cls, "view") == "method"
+    assert kind_of(torch.nn) == "module" and kind_of(torch.Size) == "class"
+    assert kind_of(torch.add) == "callable" and kind_of(torch.pi) == "value"
