@@ -506,11 +506,41 @@ def signature_mismatches(reports=None, exclusions: dict | None = None):
     return out, counts
 
 
+def missing_methods(reports) -> dict:
+    """The public methods and attributes of torch's classes (present in both) that ember's
+    classes lack, keyed by the torch class that defines them (``torch.nn.Module``), so that a
+    base class's names are listed once. Reported, not enforced: the surface's names are the
+    modules' names and Tensor's. Attributes set per instance (``finfo(...).eps``) are not
+    seen on the class and show here too."""
+    out: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rep in reports:
+            if rep.module == "torch.Tensor":
+                continue
+            for name in rep.present:
+                theirs = resolve(f"{rep.module}.{name}")
+                mine = resolve(_ember_path(rep.module, name), import_last=False)
+                if not (inspect.isclass(theirs) and inspect.isclass(mine)) or \
+                        issubclass(theirs, enum.Enum):
+                    continue
+                for n in dir(theirs):
+                    if n.startswith("_") or hasattr(mine, n):
+                        continue
+                    owner = next((k for k in theirs.__mro__ if n in vars(k)), theirs)
+                    key = f"{owner.__module__}.{owner.__qualname__}"
+                    out.setdefault(key, set()).add(n)
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--missing", action="store_true", help="list the missing names")
     parser.add_argument("--signatures", action="store_true",
                         help="list the signature mismatches")
+    parser.add_argument("--methods", action="store_true",
+                        help="list the methods and attributes of torch's classes that ember's "
+                             "classes lack (not enforced)")
     args = parser.parse_args(argv)
     exclusions = load_exclusions()
     reports = surface(exclusions)
@@ -532,6 +562,11 @@ def main(argv=None) -> int:
               f"{len(mismatches) - len(todo)} of them excluded")
         for m in todo:
             print(f"  {m.path}: {m.problem}")
+    if args.methods:
+        lacking = missing_methods(reports)
+        print(f"\nclasses lacking some of torch's methods or attributes: {len(lacking)}")
+        for path, names in lacking.items():
+            print(f"  {path}: {' '.join(names)}")
     return 0
 
 
