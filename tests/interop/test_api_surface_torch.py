@@ -1,19 +1,40 @@
 """PyTorch 2.13's public surface in ember: every public name at torch's path, with torch's
 signature, or in tests/interop/api_surface_exclusions.toml with a reason.
 
-What counts as a public name (``__all__`` where a module has one, else ``dir()`` minus
-private names, modules and re-exports; ``dir(torch.Tensor)`` minus private names; the
-submodules of ``torch.nn.modules`` and ``torch.backends``) and which signatures are compared
-(all that ``inspect.signature`` can read on torch's side; torch's C builtins cannot be read and
-are skipped) is written down in tools/api_surface.py (NOTE [ What a public name is ] and
-NOTE [ Which signatures are compared ]), which runs the same code and prints the coverage
-table::
+A public name of a torch module (tools/api_surface.py, NOTE [ What a public name is ], has the
+details and the code):
 
-    .venv/bin/python tools/api_surface.py --missing --signatures
+1. where the module has ``__all__``: its entries not starting with ``_`` that the module has,
+   minus modules;
+2. otherwise ``dir(module)`` minus names starting with ``_``, minus modules, minus objects
+   re-exported from outside torch (``typing.Optional``, ``contextlib.contextmanager``), minus
+   TorchScript's annotation helpers from ``torch._jit_internal``, minus plain flags and
+   docstring text (``bool``, ``str``, ``dict`` values such as ``TYPE_CHECKING``,
+   ``tf32_notes``);
+3. ``torch.Tensor``: ``dir(torch.Tensor)`` minus names starting with ``_``;
+4. ``torch.nn.modules``: rule 1 or 2 inside each public submodule (``activation.ReLU``);
+5. ``torch.backends``: its public submodules, and rule 1 or 2 (with the properties of
+   torch's property modules such as ``cudnn``) inside cpu, cuda, cudnn, mkl, mkldnn, mps,
+   openmp and opt_einsum.
+
+``torch.X.name`` is present when ``ember.X`` has ``name``. An exclusion's reason starts with
+its family (TorchScript, dispatcher, quantization, sparse, named tensors, other backend,
+symbolic shapes; in Tensor, nn, nn.functional, nn.modules, optim and utils.data only sparse,
+quantization and named tensors); at most 10% of a module's names (20% of ``torch``; one in a
+module of fewer than ten) may be excluded.
+
+Signatures: for every name present in both, its kind (class, callable, value; for Tensor,
+method or attribute) and, where torch's signature can be read with ``inspect.signature``, the
+parameters' names, kinds and defaults, also for the methods of public classes. torch's C
+builtins (most of ``torch.*``, ATen ops in ``nn.functional``, Tensor's C methods) have no
+readable signature and their docstrings list overloads, so they are skipped there; instead
+``KEYWORD_CALLS`` below calls a table of them with torch's schema keywords in both libraries.
 
 Modules listed under ``[report_only]`` in the exclusions file (the numeric namespaces, CUDA,
 distributed, fx and onnx: issues of their own) show in the table without failing here; their
-issue removes the line. ``pytest -s`` shows the table.
+issue removes the line. ``pytest -s`` shows the coverage table; so does::
+
+    .venv/bin/python tools/api_surface.py --missing --signatures --methods
 """
 
 import importlib.util
