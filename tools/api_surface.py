@@ -30,7 +30,10 @@ A module's public names are:
    ``torch.backends.m``, torch's own module object left behind by its module wrapper), and
    rule 1 or 2 (for torch's property modules such as ``cudnn``, the properties of the
    module's class too) inside those that a CPU or CUDA program configures
-   (``BACKENDS_WITH_CONTENTS``), named ``submodule.name``.
+   (``BACKENDS_WITH_CONTENTS``), named ``submodule.name``;
+6. plus, for ``torch``, the names PyTorch documents and programs use that ``torch.__all__``
+   leaves out (``EXTRA_NAMES``: ``torch.channels_last``, ``torch.strided``, ``torch.unique``,
+   ``torch.HalfTensor``, ...).
 
 Exclusions: at most 10% of a module's names (20% of top-level ``torch``, where TorchScript's
 and the dispatcher's types live), rounded down, but one in a module of fewer than ten names
@@ -88,6 +91,14 @@ MODULES = [
     "torch.distributed", "torch.testing", "torch.func", "torch.profiler", "torch.hub",
     "torch.accelerator", "torch.fx", "torch.onnx",
 ]
+# Names PyTorch documents and programs use that torch.__all__ leaves out (rule 6).
+EXTRA_NAMES = {
+    "torch": ("broadcast_shapes", "channels_last", "channels_last_3d", "contiguous_format",
+              "preserve_format", "strided", "from_dlpack", "to_dlpack", "unique", "lu",
+              "pca_lowrank", "svd_lowrank", "set_grad_enabled", "set_default_dtype",
+              "BFloat16Tensor", "HalfTensor", "BFloat16Storage", "HalfStorage",
+              "ComplexFloatStorage", "ComplexDoubleStorage"),
+}
 # torch.backends submodules whose contents count (the others count by their name only).
 BACKENDS_WITH_CONTENTS = ("cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp",
                           "opt_einsum")
@@ -210,7 +221,7 @@ def public_names(module: str) -> list[str]:
             if sub_name in BACKENDS_WITH_CONTENTS:
                 out += [f"{sub_name}.{n}" for n in _module_names(sub, with_class=True)]
         return sorted(out)
-    return _module_names(torch_mod)
+    return sorted(set(_module_names(torch_mod)) | set(EXTRA_NAMES.get(module, ())))
 
 
 def _ember_path(module: str, name: str) -> str:

@@ -120,3 +120,20 @@ def test_is_tensor_positional_only_and_sampler_takes_no_arguments():
 
     with pytest.raises(TypeError):
         Sampler([1, 2])
+
+
+def test_from_dlpack_device_and_copy():
+    a = np.arange(4.0)
+    shared = ember.from_dlpack(a)
+    copied = ember.from_dlpack(a, copy=True)
+    same_device = ember.from_dlpack(a, device="cpu", copy=False)
+    a[0] = 9.0
+    assert shared[0].item() == 9.0 and same_device[0].item() == 9.0
+    assert copied[0].item() == 0.0
+    assert ember.from_dlpack(a, device=ember.device("cpu")).tolist() == a.tolist()
+
+
+def test_set_default_dtype_positional_only():
+    with pytest.raises(TypeError):
+        ember.set_default_dtype(d=ember.float64)
+    assert ember.get_default_dtype() == ember.float32

@@ -15,7 +15,9 @@ details and the code):
 4. ``torch.nn.modules``: rule 1 or 2 inside each public submodule (``activation.ReLU``);
 5. ``torch.backends``: its public submodules, and rule 1 or 2 (with the properties of
    torch's property modules such as ``cudnn``) inside cpu, cuda, cudnn, mkl, mkldnn, mps,
-   openmp and opt_einsum.
+   openmp and opt_einsum;
+6. for ``torch``, also the documented names that ``torch.__all__`` leaves out
+   (``channels_last``, ``strided``, ``unique``, ``HalfTensor``, ...: ``EXTRA_NAMES``).
 
 ``torch.X.name`` is present when ``ember.X`` has ``name``. An exclusion's reason starts with
 its family (TorchScript, dispatcher, quantization, sparse, named tensors, other backend,

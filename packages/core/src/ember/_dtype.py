@@ -136,7 +136,7 @@ def get_default_dtype() -> dtype:
     return _global_default[0]
 
 
-def set_default_dtype(d) -> None:
+def set_default_dtype(d, /) -> None:
     """Set the default floating-point dtype; only float32 and float64 (and float16)."""
     d = as_dtype(d)
     if not d.is_floating_point:
