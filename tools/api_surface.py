@@ -43,7 +43,8 @@ A name of ``torch.X`` is present when ``ember.X`` has it (importing ``ember.X`` 
 
 NOTE [ Which signatures are compared ]
 For every public name present in both, first its kind: module, class, callable or value (for
-``Tensor``: method or attribute, so that ``x.T`` is not ``x.T()``); then for callables, and for
+``Tensor``: method or attribute, so that ``x.T`` is not ``x.T()``), and for a plain value (a
+number, string, bool or None: ``torch.pi``) the value; then for callables, and for
 the public methods of public classes present in both: ``inspect.signature`` of torch's object
 against ember's (for a class, its constructor), comparing the parameters' names, kinds
 (positional-only, keyword-only, ``*args``, ``**kwargs``) and defaults (dtypes, devices and
@@ -501,6 +502,10 @@ def signature_mismatches(reports=None, exclusions: dict | None = None):
                     out.append(Mismatch(path, f"torch's is a {kinds[0]}, ember's a {kinds[1]}",
                                         rep.module))
                     continue
+                if kinds[0] == "value" and isinstance(theirs, (bool, int, float, str, type(None))) \
+                        and _norm_default(theirs) != _norm_default(mine):
+                    out.append(Mismatch(path, f"torch's value {theirs!r}, ember's {mine!r}",
+                                        rep.module))
                 if isinstance(theirs, types.ModuleType) or not callable(theirs):
                     continue
                 check(path, rep.module, theirs, mine, drop_first=rep.module == "torch.Tensor")
