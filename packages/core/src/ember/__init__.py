@@ -260,7 +260,7 @@ if hasattr(_dtype_module, "bfloat16"):  # with the optional ml_dtypes package
     __all__ += ["bfloat16"]
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj, /) -> bool:
     """True if ``obj`` is an ember Tensor."""
     return isinstance(obj, Tensor)
 

@@ -136,7 +136,7 @@ def get_default_dtype() -> dtype:
     return _global_default[0]
 
 
-def set_default_dtype(d) -> None:
+def set_default_dtype(d, /) -> None:
     """Set the default floating-point dtype; only float32 and float64 (and float16)."""
     d = as_dtype(d)
     if not d.is_floating_point:
@@ -151,9 +151,10 @@ def set_default_dtype(d) -> None:
 _promote_cache: dict = {}
 
 
-def promote_types(a, b) -> dtype:
-    """The smallest dtype to which both ``a`` and ``b`` can be cast, by PyTorch's rules."""
-    a, b = as_dtype(a), as_dtype(b)
+def promote_types(type1, type2) -> dtype:
+    """The smallest dtype to which both ``type1`` and ``type2`` can be cast, by PyTorch's
+    rules."""
+    a, b = as_dtype(type1), as_dtype(type2)
     key = (a, b)
     r = _promote_cache.get(key)
     if r is None:

@@ -45,8 +45,9 @@ def _is_path(f) -> bool:
     return isinstance(f, (str, bytes, os.PathLike))
 
 
-def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization: bool = True) -> None:
+def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
     """Save an object to a file, in PyTorch's checkpoint format.
 
     Args:
@@ -57,10 +58,12 @@ def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
         f: a path (``str`` or ``os.PathLike``) or a writable binary file object. A path is
             written atomically: a temporary file in the same directory is written, flushed,
             fsync'ed and renamed over ``f``, so ``f`` is never left half-written.
-        pickle_module: only ``None`` or the standard :mod:`pickle` (accepted for PyTorch
-            compatibility).
+        pickle_module: only the standard :mod:`pickle` (the default) or ``None`` (accepted
+            for PyTorch compatibility).
         pickle_protocol: the pickle protocol (2 by default, as PyTorch; ``torch.load``'s
             weights-only loader reads only protocol 2).
+        _disable_byteorder_record: leave out the ``byteorder`` record (as PyTorch; a file
+            without it loads as little-endian).
 
     Tensors that view one another (slices, transposes of one tensor) are saved against one
     storage and share memory again after loading. As in PyTorch, saving a view saves its
@@ -82,9 +85,10 @@ def save(obj, f, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
         raise ValueError(f"pickle_protocol must be an int from 2 to {pickle.HIGHEST_PROTOCOL}, "
                          f"got {pickle_protocol!r}")
     if _is_path(f):
-        atomic_write(f, lambda stream: write_checkpoint(obj, stream, pickle_protocol))
+        atomic_write(f, lambda stream: write_checkpoint(obj, stream, pickle_protocol,
+                                                        not _disable_byteorder_record))
     elif hasattr(f, "write"):
-        write_checkpoint(obj, f, pickle_protocol)
+        write_checkpoint(obj, f, pickle_protocol, not _disable_byteorder_record)
         if hasattr(f, "flush"):
             f.flush()
     else:

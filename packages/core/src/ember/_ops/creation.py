@@ -12,6 +12,7 @@ import numpy as np
 from ember import _dtype
 from ember._backend import backend_for_device, backend_of, cpu
 from ember._C._core import TensorBase, dispatched, make_tensor_from_array
+from ember._device import device as _device_cls
 from ember._ops._util import apply, c10_type_name, not_implemented, type_name, with_out
 
 __all__ = [
@@ -262,9 +263,25 @@ def from_numpy(ndarray: np.ndarray):
 
 
 @dispatched
-def from_dlpack(ext_tensor):
+def from_dlpack(ext_tensor, *, device=None, copy=None):
     """A tensor sharing memory with any object that implements the DLPack protocol
-    (a NumPy or CuPy array, a PyTorch tensor, another ember tensor, ...)."""
+    (a NumPy or CuPy array, a PyTorch tensor, another ember tensor, ...).
+
+    Args:
+        device: the device of the result; a copy is made if it is not the object's.
+        copy: True always copies, False never does (an error if ``device`` needs one),
+            None (the default) copies only for another device.
+    """
+    t = _from_dlpack(ext_tensor)
+    if device is not None and t.device != _device_cls(device):
+        if copy is False:
+            raise ValueError(f"from_dlpack: copy=False, but the tensor is on {t.device}, "
+                             f"not {_device_cls(device)}")
+        return t.to(device)
+    return t.clone() if copy else t
+
+
+def _from_dlpack(ext_tensor):
     if isinstance(ext_tensor, TensorBase):
         return make_tensor_from_array(ext_tensor._data)
     dev_type = ext_tensor.__dlpack_device__()[0] if hasattr(ext_tensor, "__dlpack_device__") \

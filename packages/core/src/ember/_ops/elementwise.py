@@ -686,8 +686,8 @@ def where(condition, input=_MISSING, other=_MISSING, *, out=None):
     return _out(run(Where, condition, a, b, rt), out)
 
 
-def _where_method(self, condition, y):
-    return where(condition, self, y)
+def _where_method(self, condition, other):
+    return where(condition, self, other)
 
 
 class Lerp(Node):

@@ -331,7 +331,15 @@ def dsplit(input, indices_or_sections):
     return _split_dims("dsplit", input, indices_or_sections, 2, 3)
 
 
+def _split_method(self, split_size, dim=0):
+    """Tensor.split(split_size, dim=0): :func:`ember.split` (PyTorch's method names its
+    argument ``split_size``)."""
+    return split(self, split_size, dim)
+
+
+_split_method.__op__ = "split"
+
 METHODS = {
-    "unbind": unbind, "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk,
+    "unbind": unbind, "split": _split_method, "split_with_sizes": split_with_sizes, "chunk": chunk,
     "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
 }

@@ -212,10 +212,17 @@ def frobenius_norm(input, dim, keepdim=False, *, out=None):
     return with_out(vector_norm(input, 2, dims, keepdim), out)
 
 
+def _lu_method(self, pivot=True, get_infos=False):
+    """Tensor.lu(pivot=True, get_infos=False): :func:`ember.lu` (the method has no ``out``)."""
+    return lu(self, pivot, get_infos)
+
+
+_lu_method.__op__ = "lu"
+
 METHODS = {
     "det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse,
     "cholesky": cholesky, "cholesky_solve": cholesky_solve,
     "cholesky_inverse": cholesky_inverse, "pinverse": pinverse, "svd": svd, "qr": qr,
-    "lu": lu, "lu_solve": lu_solve, "matrix_exp": matrix_exp, "matrix_power": matrix_power,
+    "lu": _lu_method, "lu_solve": lu_solve, "matrix_exp": matrix_exp, "matrix_power": matrix_power,
     "triangular_solve": triangular_solve, "orgqr": orgqr, "ormqr": ormqr, "geqrf": geqrf,
 }

@@ -957,10 +957,18 @@ def sum_to(grad, shape):
     return apply(SumTo, grad, shape)
 
 
+def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """Tensor.norm(p='fro', dim=None, keepdim=False, dtype=None): :func:`ember.norm` (the
+    method has no ``out``)."""
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+_norm_method.__op__ = "norm"
+
 METHODS = {
     "sum": sum, "mean": mean, "nansum": nansum, "nanmean": nanmean, "prod": prod,
     "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax, "argmin": argmin,
-    "aminmax": aminmax, "var": var, "std": std, "logsumexp": logsumexp, "norm": norm,
+    "aminmax": aminmax, "var": var, "std": std, "logsumexp": logsumexp, "norm": _norm_method,
     "all": all, "any": any, "count_nonzero": count_nonzero,
     "sum_to_size": lambda self, *size: sum_to(
         self, size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size),

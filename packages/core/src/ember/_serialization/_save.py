@@ -230,8 +230,9 @@ class Pickler(pickle._Pickler):
         return REBUILD_FROM_TYPE_V2, (REBUILD_TENSOR_V2, type(t), args, dict(state))
 
 
-def write_checkpoint(obj, stream, protocol: int) -> None:
-    """Write ``obj`` to a binary stream in PyTorch's zip format."""
+def write_checkpoint(obj, stream, protocol: int, byteorder_record: bool = True) -> None:
+    """Write ``obj`` to a binary stream in PyTorch's zip format (with the ``byteorder``
+    record unless ``byteorder_record`` is False)."""
     storages = StorageTable()
     buf = io.BytesIO()
     Pickler(buf, protocol, storages).dump(obj)
@@ -239,7 +240,8 @@ def write_checkpoint(obj, stream, protocol: int) -> None:
     writer.write_record("data.pkl", buf.getbuffer())
     writer.write_record(".format_version", "1")
     writer.write_record(".storage_alignment", "64")
-    writer.write_record("byteorder", sys.byteorder)
+    if byteorder_record:
+        writer.write_record("byteorder", sys.byteorder)
     for key, data in storages.records:
         writer.write_record(f"data/{key}", data)
     writer.write_record("version", "3\n")

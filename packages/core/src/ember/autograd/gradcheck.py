@@ -78,14 +78,19 @@ def _analytical_jacobian(func, inputs, idxs, eps):
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
               nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
-              check_batched_grad=False, check_backward_ad=True, fast_mode=False,
-              masked=None):
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
     """Check the gradients of ``func`` at ``inputs`` against central finite differences.
 
     The inputs that require grad should be float64 (float32 differences are too coarse).
     Returns True, or raises :class:`GradcheckError` (returns False if
     ``raise_exception=False``) naming the input and output whose Jacobians differ.
+    ember has no forward-mode AD: ``check_forward_ad`` and ``check_batched_forward_grad``
+    must be False.
     """
+    if check_forward_ad or check_batched_forward_grad:
+        raise ValueError("gradcheck: ember has no forward-mode AD, so check_forward_ad and "
+                         "check_batched_forward_grad must be False")
     inputs = _as_tuple(inputs)
     idxs = _diff_inputs(inputs)
     if not idxs:
@@ -110,9 +115,16 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
-                  gen_non_contig_grad_outputs=False, raise_exception=True, **kwargs):
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
     """Check second derivatives: gradcheck of the function (inputs, grad_outputs) ->
-    gradients of ``func`` computed with ``create_graph=True``."""
+    gradients of ``func`` computed with ``create_graph=True``. ember has no forward-mode
+    AD: ``check_fwd_over_rev`` must be False."""
+    if check_fwd_over_rev:
+        raise ValueError("gradgradcheck: ember has no forward-mode AD, so check_fwd_over_rev "
+                         "must be False")
     from ember._ops.creation import tensor
     from ember.autograd import grad
     from ember.autograd.grad_mode import enable_grad
@@ -138,4 +150,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_grads, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
+                     check_backward_ad=check_rev_over_rev, fast_mode=fast_mode)

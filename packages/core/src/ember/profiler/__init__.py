@@ -259,10 +259,12 @@ class profile:
                 "key_averages(group_by_input_shape=True) needs profile(record_shapes=True)")
         return self._events.key_averages(group_by_input_shape)
 
-    def export_chrome_trace(self, path) -> None:
+    def export_chrome_trace(self, path, use_python_export=False) -> None:
         """Write the events in the Chrome trace format (chrome://tracing, Perfetto).
 
         The file is written to a temporary name and renamed, so a crash leaves no half file.
+        ``use_python_export`` is accepted for PyTorch's signature: ember's exporter is Python
+        either way.
         """
         pid = os.getpid()
         trace = []

@@ -5,21 +5,23 @@ from __future__ import annotations
 import numpy as np
 
 from ember import _dtype
+from ember._ops import random as _random
 from ember._ops.creation import tensor
 
 
-def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False,
-                noncontiguous=False, exclude_zero=False, memory_format=None, seed=None):
+def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
+                noncontiguous=False, exclude_zero=False, memory_format=None):
     """A tensor of ``shape`` and ``dtype`` with values drawn uniformly from [low, high).
 
     Defaults: [-9, 9) for floats and signed ints, [0, 10) for uint8, {False, True} for
     bool. ``exclude_zero`` replaces zeros by a small non-zero value; ``noncontiguous``
-    returns a non-contiguous view holding the same values.
+    returns a non-contiguous view holding the same values. The values come from the
+    default generator (``ember.manual_seed`` makes them reproducible).
     """
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     d = _dtype.as_dtype(dtype)
-    rng = np.random.default_rng(seed)
+    rng = _random.default_generator._rng
     if d is _dtype.bool:
         arr = rng.integers(0, 2, size=shape).astype(np.bool_)
     elif d.is_floating_point or d.is_complex:

@@ -41,8 +41,14 @@ __all__ = [
     "silu", "mish", "hardswish", "normalize", "one_hot",
 ]
 
-tanh = _ew.tanh
-sigmoid = _ew.sigmoid
+def tanh(input):
+    """tanh(input) -> Tensor: the elementwise hyperbolic tangent (:func:`ember.tanh`)."""
+    return _ew.tanh(input)
+
+
+def sigmoid(input):
+    """sigmoid(input) -> Tensor: the elementwise logistic function (:func:`ember.sigmoid`)."""
+    return _ew.sigmoid(input)
 
 
 # ---------------------------------------------------------------------------

@@ -56,6 +56,8 @@ class RemovableHandle:
 # Hooks that apply to every module.
 _global_forward_pre_hooks: dict = OrderedDict()
 _global_forward_hooks: dict = OrderedDict()
+_global_forward_hooks_with_kwargs: dict = OrderedDict()
+_global_forward_hooks_always_called: dict = OrderedDict()
 
 
 def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
@@ -65,10 +67,18 @@ def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
     return handle
 
 
-def register_module_forward_hook(hook: Callable) -> RemovableHandle:
-    """Register ``hook(module, args, output)`` to run after every module's forward."""
-    handle = RemovableHandle(_global_forward_hooks)
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """Register ``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+    ``with_kwargs``) to run after every module's forward; with ``always_call`` it runs even
+    when the forward raises (with output None)."""
+    handle = RemovableHandle(_global_forward_hooks, _global_forward_hooks_with_kwargs,
+                             _global_forward_hooks_always_called)
     _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
     return handle
 
 
@@ -356,8 +366,8 @@ class Module:
                 memo.add(id(module))
                 yield name, module
 
-    def modules(self) -> Iterator[Module]:
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_modules(self, memo: set | None = None, prefix: str = "",
@@ -513,7 +523,8 @@ class Module:
             for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
                                                  self._forward_hooks.items()):
                 called.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
+                if hook_id in self._forward_hooks_with_kwargs or \
+                        hook_id in _global_forward_hooks_with_kwargs:
                     r = hook(self, args, kwargs, result)
                 else:
                     r = hook(self, args, result)
@@ -521,10 +532,14 @@ class Module:
                     result = r
         except Exception:
             # hooks registered with always_call=True still run, with output None
-            for hook_id, hook in self._forward_hooks.items():
-                if hook_id in self._forward_hooks_always_called and hook_id not in called:
+            for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
+                                                 self._forward_hooks.items()):
+                always = hook_id in self._forward_hooks_always_called or \
+                    hook_id in _global_forward_hooks_always_called
+                if always and hook_id not in called:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs:
+                        if hook_id in self._forward_hooks_with_kwargs or \
+                                hook_id in _global_forward_hooks_with_kwargs:
                             hook(self, args, kwargs, None)
                         else:
                             hook(self, args, None)

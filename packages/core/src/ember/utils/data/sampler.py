@@ -23,9 +23,6 @@ _T_co = TypeVar("_T_co", covariant=True)
 class Sampler(Generic[_T_co]):
     """Base class of samplers: ``__iter__`` yields dataset indices (or lists of them)."""
 
-    def __init__(self, data_source: Sized | None = None) -> None:
-        pass
-
     def __iter__(self) -> Iterator[_T_co]:
         raise NotImplementedError
 
