@@ -682,7 +682,7 @@ ParameterList(
     assert repr(pd) == """\
 ParameterDict(
     (a): Parameter containing: [ember.DoubleTensor of size 4]
-    (b): Parameter containing: [ember.FloatTensor of size 2x3]
+    (b): Parameter containing: [torch.FloatTensor of size 2x3]
 )"""
 
 
