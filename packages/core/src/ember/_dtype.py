@@ -313,6 +313,8 @@ class finfo:
         self.dtype = d.to_real().name
         self.bits = info.bits
         self.eps = builtins.float(info.eps)
+        if d.name == "float8_e5m2fnuz":  # PyTorch's c10 limits say 2**-3 (ml_dtypes: 2**-2)
+            self.eps = 0.125
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)
         self.tiny = builtins.float(info.tiny)

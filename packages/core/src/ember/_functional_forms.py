@@ -409,7 +409,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     ``(output, offset2bag, bag_size, max_indices)``: the bags' sums (``mode=0``), means
     (1) or maxima (2) as :func:`ember.nn.functional.embedding_bag` computes them, and the
     bookkeeping PyTorch's CPU kernel returns with them: the bag of each index (empty for
-    ``mode=0``), each bag's size (zeros for ``mode=0``), and for ``mode=2`` the row chosen
+    ``mode=0`` on float32 without ``per_sample_weights``), each bag's size (zeros for
+    ``mode=0``), and for ``mode=2`` the row chosen
     for each output entry (otherwise ``bag_size`` again, zeros for ``mode=0``).
     """
     try:
@@ -426,9 +427,10 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     ends = ends[:bags]
     sizes = [e - s for s, e in zip(offs[:bags], ends, strict=True)]
     zeros = ember.zeros(bags, dtype=ember.int64)
-    if name == "sum":
-        return out, ember.zeros(0, dtype=ember.int64), zeros, zeros.clone()
     bag_of = ember.tensor([b for b, n in enumerate(sizes) for _ in range(n)], dtype=ember.int64)
+    if name == "sum":  # PyTorch's float32 fast path leaves offset2bag empty
+        fast = weight.dtype is ember.float32 and per_sample_weights is None
+        return out, ember.zeros(0, dtype=ember.int64) if fast else bag_of, zeros, zeros.clone()
     bag_size = ember.tensor(sizes, dtype=ember.int64)
     if name == "mean":
         return out, bag_of, bag_size, bag_size.clone()
@@ -575,11 +577,15 @@ def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - PyTorch's argument name
 
 # ---------------------------------------------------------------------------
 # losses (integer reductions)
+#
+# ATen's schemas say ``reduction=Mean`` (1), but torch 2.13's Python bindings of these
+# top-level forms default to 0 (no reduction): ``torch.kl_div(a, b)`` is elementwise. The
+# defaults here are what torch does.
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
-                                     reduction=1):
+                                     reduction=0):
     """binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
-    reduction=1) -> Tensor
+    reduction=0) -> Tensor
 
     See :func:`ember.nn.functional.binary_cross_entropy_with_logits`; ``reduction`` is
     0 (none), 1 (mean) or 2 (sum)."""
@@ -588,31 +594,31 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
                                               pos_weight=pos_weight)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    """cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor
 
     See :func:`ember.nn.functional.cosine_embedding_loss` (integer ``reduction``)."""
     return F.cosine_embedding_loss(input1, input2, target, margin,
                                    reduction=_reduction(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    """hinge_embedding_loss(input, target, margin=1.0, reduction=1) -> Tensor
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """hinge_embedding_loss(input, target, margin=1.0, reduction=0) -> Tensor
 
     See :func:`ember.nn.functional.hinge_embedding_loss` (integer ``reduction``)."""
     return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    """margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor
 
     See :func:`ember.nn.functional.margin_ranking_loss` (integer ``reduction``)."""
     return F.margin_ranking_loss(input1, input2, target, margin,
                                  reduction=_reduction(reduction))
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):
-    """kl_div(input, target, reduction=1, *, log_target=False) -> Tensor
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """kl_div(input, target, reduction=0, *, log_target=False) -> Tensor
 
     The pointwise Kullback-Leibler divergence of log-probabilities ``input`` from
     ``target``; ``reduction`` 0 (none), 1 (mean over all entries) or 2 (sum)."""
@@ -628,18 +634,18 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False,
-                        reduction=1):
+                        reduction=0):
     """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06,
-    swap=False, reduction=1) -> Tensor
+    swap=False, reduction=0) -> Tensor
 
     See :func:`ember.nn.functional.triplet_margin_loss` (integer ``reduction``)."""
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                  reduction=_reduction(reduction))
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
              zero_infinity=False):
-    """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+    """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
     zero_infinity=False) -> Tensor
 
     The connectionist temporal classification loss (see
