@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import ember
-from ember.testing._opinfo.core import OpInfo, SampleInput, arr
+from ember.testing._opinfo.core import OpInfo, SampleInput, XFail, arr
 from ember.testing._opinfo.shape import _narrow_ref, _np_split_sizes, _s, _split_ref, _unfold_ref
 
 _SOME = (np.float32, np.float64, np.int64, np.bool_)
@@ -93,8 +93,12 @@ def _copy_info(name, samples, ref, dtypes):
     if name in _CONTIGUOUS:
         op = _on_contiguous(op)
         torch_op = lambda torch, n=name: _on_contiguous(getattr(torch, n))  # noqa: E731
+    xfails = (XFail("test_gradients_match_torch", "torch 2.13 cannot differentiate "
+                    "view_as_complex_copy (complex outputs); ember's gradient is gradchecked"),
+              ) if name == "view_as_complex_copy" else ()
     return OpInfo(name, op, samples, ref=ref, dtypes=dtypes, torch_op=torch_op,
-                  output_process=_complex_parts if "complex" in name else None)
+                  output_process=_complex_parts if "complex" in name else None,
+                  xfails=xfails)
 
 
 def _on_contiguous(fn):
@@ -190,7 +194,11 @@ OPS = [_copy_info(*entry) for entry in _COPIES] + [
            _scatter_samples([((3, 4), (2, 2), ((2, 2), (1, 2))),
                              ((3, 4), (3,), ((3,), (4,), 1))]),
            ref=_as_strided_scatter_ref, dtypes=_SOME, torch_op=_t("as_strided_scatter"),
-           method="as_strided_scatter"),
+           method="as_strided_scatter",
+           xfails=(XFail("test_gradients_match_torch", "torch 2.13's gradient of "
+                         "as_strided_scatter for self keeps the scattered positions instead "
+                         "of zeroing them; ember's is gradchecked against finite "
+                         "differences"),)),
     OpInfo("unsafe_split", ember.unsafe_split, _s(((5, 4), (2,)), ((5, 4), (3, 1))),
            ref=_split_ref, dtypes=_SOME, torch_op=_t("unsafe_split"), method="unsafe_split"),
     OpInfo("unsafe_split_with_sizes", ember.unsafe_split_with_sizes,
