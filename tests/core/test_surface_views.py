@@ -92,6 +92,27 @@ def test_scatters_invert_the_views():
         ember.select_scatter(x, ember.ones(3), 0, 0)
 
 
+@pytest.mark.parametrize("call", [
+    lambda x: ember.as_strided_scatter(x, ember.ones(2, 2), (2, 2), (1, 2), 1),
+    lambda x: ember.as_strided_scatter(x.t(), ember.ones(2, 2), (2, 2), (1, 2), 1),
+    lambda x: ember.diagonal_scatter(x, ember.ones(3)),
+    lambda x: ember.select_scatter(x.t(), ember.ones(3), 0, 1),
+    lambda x: ember.slice_scatter(x, ember.ones(1, 4), 0, 2),
+])
+def test_scatter_backward_through_a_broadcast_gradient(call):
+    x = ember.zeros(3, 4, requires_grad=True)
+    out = call(x)
+    out.sum().backward()  # the incoming gradient is an expanded scalar
+    src_entries = out.numel() - int(x.grad.sum().item())
+    assert src_entries in (3, 4)
+
+
+def test_dtype_reprs():
+    assert repr(ember.tensor([0.5, 3.25]).to(ember.bfloat16)) == \
+        "tensor([0.5000, 3.2500], dtype=ember.bfloat16)"
+    assert repr(ember.tensor([1, 2], dtype=ember.uint16)) == "tensor([1, 2], dtype=ember.uint16)"
+
+
 def test_nonzero_static_and_frombuffer():
     r = ember.nonzero_static(ember.tensor([0, 3, 0, 1]), size=3, fill_value=-5)
     assert r.tolist() == [[1], [3], [-5]]

@@ -237,7 +237,9 @@ class AsStridedScatter(_Scatter):
 
     @staticmethod
     def view_of(t, size, stride, offset):
-        return shape.as_strided(t, size, stride, offset)
+        # positions count in a fresh contiguous layout (as the forward's copy), whatever
+        # the memory of the gradient ``t`` is (a broadcast, a slice of a larger buffer)
+        return shape.as_strided(clone(t), size, stride, offset)
 
 
 def _scatter(node, input, src, region):
