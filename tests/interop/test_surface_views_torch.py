@@ -1,6 +1,7 @@
 """The issue-15 surface of views, copies, scatters, top-level nn.functional forms, dtypes
 and legacy types, name by name against torch 2.13: values, shapes, dtypes and error types."""
 
+import inspect
 import io
 import warnings
 
@@ -594,3 +595,50 @@ def test_tensor_new_and_new_empty_strided():
     e = x.new_empty_strided((2, 3), (1, 2))
     r = t.new_empty_strided((2, 3), (1, 2))
     assert e.stride() == r.stride() and e.dtype is ember.float64
+
+
+# ---------------------------------------------------------------------------
+# argument lists: torch's builtins have no inspect.signature; their ATen schemas say it
+
+# torch 2.13's Python bindings of the top-level losses do not reduce by default (the
+# schemas say Mean): ember follows what torch does (test_kl_div_default_reduction_as_torch)
+_BINDING_DEFAULTS = {"reduction"}
+
+
+def _schemas(name):
+    packet = getattr(torch.ops.aten, name, None)
+    if packet is None:
+        return []
+    out = []
+    for overload in packet.overloads():
+        schema = getattr(packet, overload)._schema
+        if overload.endswith("out") or any(a.name == "out" for a in schema.arguments):
+            continue
+        out.append([("input" if a.name == "self" else a.name,
+                     a.default_value if a.has_default_value() else inspect.Parameter.empty)
+                    for a in schema.arguments])
+    return out
+
+
+@pytest.mark.parametrize("name", [n for n in VIEW_COPIES + OTHER_VIEW_NAMES + NN_FORMS
+                                  if n not in ("fill_", "zero_")])
+def test_argument_names_and_defaults_follow_atens_schema(name):
+    fn = getattr(ember, name)
+    params = inspect.signature(fn).parameters
+    if any(p.kind == p.VAR_POSITIONAL for p in params.values()):
+        pytest.skip(f"{name} takes both of ATen's argument lists (*args)")
+    schemas = _schemas(name)
+    if not schemas:
+        pytest.skip(f"torch.{name} has no ATen schema")
+    names = [p for p in params if p != "out"]
+    if all("requires_grad" not in [a for a, _ in s] for s in schemas):
+        names = [p for p in names if p != "requires_grad"]  # the bindings of factories add it
+    match = [s for s in schemas if [a for a, _ in s] == names[:len(s)]]
+    assert match, (names, schemas)
+    for arg, default in match[0]:
+        if arg in _BINDING_DEFAULTS or isinstance(default, (list, tuple)):
+            continue
+        ours = params[arg].default
+        assert (default is inspect.Parameter.empty) == (ours is inspect.Parameter.empty), arg
+        if default is not inspect.Parameter.empty:
+            assert ours == default or (default is None and ours is None), arg

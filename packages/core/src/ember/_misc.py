@@ -206,9 +206,9 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 
 def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
-              pin_memory=False):
+              pin_memory=None):
     """from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
-    pin_memory=False) -> Tensor
+    pin_memory=None) -> Tensor
 
     A 1-D tensor of ``size`` elements of ``dtype`` (the default dtype if None) read from
     the file ``filename``; with ``shared=True`` the file is memory-mapped and writes to the
@@ -234,9 +234,9 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
-                   requires_grad=False, pin_memory=False):
+                   requires_grad=False, pin_memory=None):
     """empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
-    requires_grad=False, pin_memory=False) -> Tensor
+    requires_grad=False, pin_memory=None) -> Tensor
 
     An uninitialized tensor of logical shape ``size`` whose dims lie in memory in the order
     ``physical_layout`` (outermost first): ``empty_permuted((N, C, H, W), (0, 2, 3, 1))`` is
