@@ -681,7 +681,7 @@ ParameterList(
                            "a": ember.zeros(4, dtype=ember.float64)})
     assert repr(pd) == """\
 ParameterDict(
-    (a): Parameter containing: [ember.DoubleTensor of size 4]
+    (a): Parameter containing: [torch.DoubleTensor of size 4]
     (b): Parameter containing: [torch.FloatTensor of size 2x3]
 )"""
 
