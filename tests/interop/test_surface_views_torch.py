@@ -557,6 +557,24 @@ def test_legacy_tensor_types(name):
     assert issubclass(T, torch.Tensor) == issubclass(E, ember.Tensor)
 
 
+def test_legacy_constructors_take_what_torch_takes():
+    for args in [(), ((2, 3),), ([[1, 2]],), (3,), (2, 0)]:
+        e, t = ember.FloatTensor(*args), torch.FloatTensor(*args)
+        assert tuple(e.shape) == tuple(t.shape)
+    assert tuple(ember.FloatTensor(ember.Size([2, 3])).shape) == \
+        tuple(torch.FloatTensor(torch.Size([2, 3])).shape)
+    e = ember.tensor([1, 2])
+    assert ember.LongTensor(e) is e
+    with pytest.raises(TypeError):
+        torch.LongTensor(torch.tensor([1.7, 2.2]))
+    with pytest.raises(TypeError):
+        ember.LongTensor(ember.tensor([1.7, 2.2]))
+    with pytest.raises(TypeError):
+        torch.FloatTensor(2, "a")
+    with pytest.raises(TypeError):
+        ember.FloatTensor(2, "a")
+
+
 def test_legacy_type_errors():
     with pytest.raises(ValueError):
         torch.zeros(1).type("torch.NoSuchTensor")

@@ -41,17 +41,21 @@ class tensortype(type):
 
     def __call__(cls, *args, device=None):
         from ember._ops.creation import empty, tensor
+        from ember._tensor import Size
 
         dev = cls._legacy_device if device is None else device
+        if not args:
+            return empty(0, dtype=cls._legacy_dtype, device=dev)
+        if len(args) == 1 and isinstance(args[0], Size):
+            return empty(tuple(args[0]), dtype=cls._legacy_dtype, device=dev)
         if len(args) == 1 and not isinstance(args[0], builtins.int):
             data = args[0]
-            if isinstance(data, (tuple, list)) or hasattr(data, "__array__") or \
-                    hasattr(data, "_data"):
-                if hasattr(data, "_data"):  # a tensor: PyTorch keeps the data (same dtype)
-                    return data.to(cls._legacy_dtype, device=dev)
-                return tensor(data, dtype=cls._legacy_dtype, device=dev)
-        if all(isinstance(a, builtins.int) for a in args) or \
-                (len(args) == 1 and isinstance(args[0], tuple)):
+            if hasattr(data, "_data"):  # a tensor of this type, as PyTorch: no conversion
+                if data.dtype is not cls._legacy_dtype:
+                    raise TypeError(f"expected {cls._legacy_dtype} (got {data.dtype})")
+                return data
+            return tensor(data, dtype=cls._legacy_dtype, device=dev)
+        if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
             return empty(*args, dtype=cls._legacy_dtype, device=dev)
         raise TypeError(f"{cls.__name__}(): invalid arguments {args!r}")
 
