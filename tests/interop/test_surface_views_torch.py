@@ -42,7 +42,7 @@ NN_FORMS = [
 ]
 DTYPES = ["bfloat16", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
           "float8_e4m3fnuz", "float8_e5m2fnuz"]
-MISC = ["e", "pi", "inf", "nan", "layout", "strided", "memory_format", "contiguous_format",
+MISC = ["e", "pi", "inf", "nan", "newaxis", "layout", "strided", "memory_format", "contiguous_format",
         "channels_last", "channels_last_3d", "preserve_format", "typename", "is_storage",
         "get_device", "get_default_device", "set_default_device", "set_default_tensor_type"]
 LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
@@ -61,8 +61,8 @@ TENSOR_METHODS = ["narrow_copy", "diagonal_scatter", "select_scatter", "slice_sc
 @pytest.mark.parametrize("name", VIEW_COPIES + OTHER_VIEW_NAMES + NN_FORMS + DTYPES + MISC
                          + LEGACY)
 def test_name_exists_as_in_torch(name):
-    assert hasattr(torch, name)
-    assert hasattr(ember, name)
+    assert name in dir(torch)
+    assert name in dir(ember)
     assert name in ember.__all__
     assert callable(getattr(torch, name)) == callable(getattr(ember, name))
 
@@ -420,6 +420,8 @@ def test_constants_layouts_formats():
     for name in ("e", "pi", "inf"):
         assert getattr(ember, name) == getattr(torch, name)
     assert np.isnan(ember.nan)
+    assert ember.newaxis is torch.newaxis is None
+    assert ember.ones(3)[:, ember.newaxis].shape == (3, 1)
     assert ember.zeros(1).layout == ember.strided and repr(ember.strided) == "torch.strided"
     for name in ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format"):
         assert repr(getattr(ember, name)) == repr(getattr(torch, name))

@@ -1,5 +1,5 @@
 """The small pieces of PyTorch's top-level namespace: constants (``e``, ``pi``, ``inf``,
-``nan``), layouts and memory formats, ``typename``, ``get_device``, the default device and
+``nan``, ``newaxis``), layouts and memory formats, ``typename``, ``get_device``, the default device and
 tensor type, and the creation ops that read memory (``frombuffer``, ``from_file``) or lay
 it out (``empty_permuted``).
 """
@@ -14,13 +14,14 @@ import numpy as np
 from ember import _dtype
 
 __all__ = [
-    "e", "pi", "inf", "nan", "layout", "strided", "memory_format", "contiguous_format",
+    "e", "pi", "inf", "nan", "newaxis", "layout", "strided", "memory_format", "contiguous_format",
     "channels_last", "channels_last_3d", "preserve_format", "typename", "get_device",
     "get_default_device", "set_default_device", "set_default_tensor_type", "frombuffer",
     "from_file", "empty_permuted",
 ]
 
 e, pi, inf, nan = math.e, math.pi, math.inf, math.nan
+newaxis = None  # x[:, ember.newaxis] adds a dim, as None does
 
 
 class layout:
