@@ -42,7 +42,8 @@ NN_FORMS = [
 ]
 DTYPES = ["bfloat16", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
           "float8_e4m3fnuz", "float8_e5m2fnuz"]
-MISC = ["e", "pi", "inf", "nan", "newaxis", "layout", "strided", "memory_format", "contiguous_format",
+MISC = ["e", "pi", "inf", "nan", "newaxis", "layout", "strided", "memory_format",
+        "contiguous_format",
         "channels_last", "channels_last_3d", "preserve_format", "typename", "is_storage",
         "get_device", "get_default_device", "set_default_device", "set_default_tensor_type"]
 LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",

@@ -1,6 +1,6 @@
 """The small pieces of PyTorch's top-level namespace: constants (``e``, ``pi``, ``inf``,
-``nan``, ``newaxis``), layouts and memory formats, ``typename``, ``get_device``, the default device and
-tensor type, and the creation ops that read memory (``frombuffer``, ``from_file``) or lay
+``nan``, ``newaxis``), layouts and memory formats, ``typename``, ``get_device``, the default
+device and tensor type, and the creation ops that read memory (``frombuffer``, ``from_file``) or lay
 it out (``empty_permuted``).
 """
 
