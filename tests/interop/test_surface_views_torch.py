@@ -218,7 +218,8 @@ def test_as_strided_inplace():
 def test_empty_permuted_frombuffer_from_file(tmp_path):
     e = ember.empty_permuted((2, 3, 4), (0, 2, 1))
     t = torch.empty_permuted((2, 3, 4), (0, 2, 1))
-    assert e.shape == t.shape and e.stride() == t.stride()
+    assert e.shape == t.shape and e.stride() == t.stride() and e._base is None
+    assert ember.empty_permuted((2, 3), (1, 0), requires_grad=True).is_leaf
     buf = bytearray(np.arange(6, dtype=np.int32).tobytes())
     _close(ember.frombuffer(buf, dtype=ember.int32), torch.frombuffer(buf, dtype=torch.int32))
     _close(ember.frombuffer(buf, dtype=ember.int16, count=3, offset=2),

@@ -254,8 +254,8 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
+    from ember._C._core import make_tensor_from_array
+
     phys = empty(tuple(size[p] for p in perm), dtype=dtype, device=device)
-    out = phys.permute(*inv)
-    if requires_grad:
-        out = out.detach().requires_grad_(True)
-    return out
+    out = make_tensor_from_array(phys._data.transpose(inv))  # a tensor of its own, no view
+    return out.requires_grad_(True) if requires_grad else out
