@@ -669,19 +669,19 @@ def test_inplace_errors_and_gradients():
 def test_version_counter_errors(name):
     _raises(name, RuntimeError,
             r"one of the variables needed for gradient computation has been modified by an "
-            r"inplace operation: \[ember.FloatTensor \[2\]\]")
+            r"inplace operation: \[torch.FloatTensor \[2\]\]")
 
 
 # The exact messages of PyTorch 2.13, checked without torch.
 _TORCH_VERSION_MESSAGES = {
-    "version_error_saved_output": "[ember.FloatTensor [2]], which is output 0 of Exp, is at "
+    "version_error_saved_output": "[torch.FloatTensor [2]], which is output 0 of Exp, is at "
                                   "version 1; expected version 0 instead. Hint: enable anomaly "
                                   "detection to find the operation that failed to compute its "
                                   "gradient, with ember.autograd.set_detect_anomaly(True, "
                                   "check_nan=False).",
-    "version_error_saved_input": "[ember.FloatTensor [2]], which is output 0 of Add, is at "
+    "version_error_saved_input": "[torch.FloatTensor [2]], which is output 0 of Add, is at "
                                  "version 1; expected version 0 instead.",
-    "version_error_leaf_changed_under_no_grad": "[ember.FloatTensor [2]] is at version 1; "
+    "version_error_leaf_changed_under_no_grad": "[torch.FloatTensor [2]] is at version 1; "
                                                 "expected version 0 instead.",
 }
 

@@ -82,7 +82,7 @@ def test_tensor_copies_and_converts():
     ({1: 2}, RuntimeError, "Could not infer dtype of dict"),
     ([2**63], ValueError, "Overflow when unpacking long long"),
     (2**64, ValueError, "Overflow when unpacking long long"),
-    (np.arange(3, dtype=np.uint16), TypeError, "can't convert np.ndarray of type uint16"),
+    (np.zeros(3, dtype="datetime64[s]"), TypeError, "can't convert np.ndarray of type"),
 ])
 def test_tensor_errors(data, err, msg):
     with pytest.raises(err, match=msg):
@@ -130,8 +130,8 @@ def test_from_numpy_errors():
         ember.from_numpy([1, 2])
     with pytest.raises(ValueError, match="negative strides are not currently supported"):
         ember.from_numpy(np.arange(3)[::-1])
-    with pytest.raises(TypeError, match="can't convert np.ndarray of type uint16"):
-        ember.from_numpy(np.zeros(2, dtype=np.uint16))
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type"):
+        ember.from_numpy(np.zeros(2, dtype="datetime64[s]"))
 
 
 def test_from_dlpack_numpy_both_ways():

@@ -189,7 +189,7 @@ def test_hook_changing_shape_or_dtype_raises(leaf):
         (grow, RuntimeError, "hook 'grow' has changed the size of value"),
         (lambda g: ember.ones(1, 3), RuntimeError, "has changed the size of value"),
         (lambda g: g.double(), RuntimeError,
-         r"has changed the type of value \(was ember.FloatTensor got ember.DoubleTensor\)"),
+         r"has changed the type of value \(was torch.FloatTensor got torch.DoubleTensor\)"),
         (lambda g: g.long(), RuntimeError, "has changed the type of value"),
         (lambda g: 3.0, TypeError, "expected Variable, but hook returned 'float'"),
     ]:

@@ -317,7 +317,7 @@ def test_saved_tensors_version_check_and_release():
     y = Exp.apply(x)
     with ember.no_grad():
         y.add_(1)
-    with pytest.raises(RuntimeError, match=r"\[ember.FloatTensor \[2\]\], which is output 0 of "
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2\]\], which is output 0 of "
                                            r"Exp, is at version 1; expected version 0 instead"):
         y.sum().backward()
 

@@ -681,8 +681,8 @@ ParameterList(
                            "a": ember.zeros(4, dtype=ember.float64)})
     assert repr(pd) == """\
 ParameterDict(
-    (a): Parameter containing: [ember.DoubleTensor of size 4]
-    (b): Parameter containing: [ember.FloatTensor of size 2x3]
+    (a): Parameter containing: [torch.DoubleTensor of size 4]
+    (b): Parameter containing: [torch.FloatTensor of size 2x3]
 )"""
 
 

@@ -143,8 +143,8 @@ def test_to_dtype_is_differentiable():
 
 def test_type_and_type_as():
     t = ember.ones(2)
-    assert t.type() == "ember.FloatTensor"
-    assert ember.ones(2, dtype=ember.int64).type() == "ember.LongTensor"
+    assert t.type() == "torch.FloatTensor"
+    assert ember.ones(2, dtype=ember.int64).type() == "torch.LongTensor"
     assert t.type(ember.float64).dtype is ember.float64
     assert t.type("ember.IntTensor").dtype is ember.int32
     assert t.type_as(ember.zeros(1, dtype=ember.uint8)).dtype is ember.uint8

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from ember import _backend as _backend_module
-from ember import _dtype as _dtype_module
 from ember import _ops, autograd, random
 from ember._backend import _malloc
 from ember._C import _core as _core
@@ -127,6 +126,32 @@ def __getattr__(name):
 # marker, so that parts landing in parallel do not touch the same lines.
 # -- surface: math ops --
 # -- surface: views, copies, scatters, nn.functional aliases, dtypes, legacy types --
+from ember import _functional_forms, _legacy, _misc, _rnn_forms  # noqa: E402
+from ember._dtype import (  # noqa: E402
+    bfloat16,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    uint16,
+    uint32,
+    uint64,
+)
+from ember._functional_forms import *  # noqa: E402,F403
+from ember._legacy import *  # noqa: E402,F403
+from ember._misc import *  # noqa: E402,F403
+from ember._ops import view_copy as _view_copy  # noqa: E402
+from ember._ops._registry import register_family as _register_family  # noqa: E402
+from ember._ops.view_copy import *  # noqa: E402,F403
+from ember._rnn_forms import *  # noqa: E402,F403
+
+_register_family(_view_copy, "ember")
+_install_methods()
+_legacy.install(Tensor)
+__all__ += ["bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+            "uint16", "uint32", "uint64"]
+__all__ += _view_copy.__all__ + _functional_forms.__all__ + _rnn_forms.__all__ + \
+    _legacy.__all__ + _misc.__all__
 # -- surface: cuda, accelerator, backends, amp, threads, hub --
 from ember import (  # noqa: E402
     _tensor_device_attrs,  # noqa: E402
@@ -254,11 +279,6 @@ __all__ += ["func", "vmap", "is_inference", "is_anomaly_enabled", "is_anomaly_ch
             "set_anomaly_enabled"]
 # -- surface: nn and optim --
 # -- end of the surface markers --
-
-if hasattr(_dtype_module, "bfloat16"):  # with the optional ml_dtypes package
-    bfloat16 = _dtype_module.bfloat16
-    __all__ += ["bfloat16"]
-
 
 def is_tensor(obj, /) -> bool:
     """True if ``obj`` is an ember Tensor."""

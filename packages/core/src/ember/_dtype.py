@@ -10,38 +10,67 @@ Python number, and the lower-ranked operand only matters when its category is hi
 from __future__ import annotations
 
 import builtins
+import sys
 import threading
 
 import numpy as np
 
-try:  # bfloat16 exists only with the optional ml_dtypes package (pip install ml_dtypes)
-    import ml_dtypes as _ml_dtypes
-except ImportError:
-    _ml_dtypes = None
-
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
     "float64", "complex64", "complex128", "half", "float", "double", "short", "int", "long",
-    "cfloat", "cdouble", "get_default_dtype", "set_default_dtype", "promote_types",
-    "result_type", "can_cast", "finfo", "iinfo",
+    "cfloat", "cdouble", "uint16", "uint32", "uint64", "bfloat16", "float8_e4m3fn",
+    "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "get_default_dtype",
+    "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
 ]
+
+# NOTE [ ml_dtypes, loaded lazily ]
+# bfloat16 and the float8 types are NumPy dtypes from the ml_dtypes package (a dependency
+# of ember). Importing it registers its types and ufunc loops with NumPy, which costs more
+# than the rest of ``import ember`` together, so it is imported the first time one of
+# those dtypes' NumPy type is needed (creating or converting a tensor of that dtype), or
+# when an array of such a type arrives from elsewhere (``from_numpy``).
+_ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+              "float8_e5m2fnuz")
+_ml_state = {"module": None}
+
+
+def _ml_dtypes():
+    """The ml_dtypes module, imported on first use; the ember dtypes it backs are added to
+    the lookup by NumPy dtype then."""
+    mod = _ml_state["module"]
+    if mod is None:
+        import ml_dtypes as mod
+
+        _ml_state["module"] = mod
+        for name in _ML_DTYPES:
+            d = _BY_NAME[name]
+            _BY_NUMPY[d.numpy] = d
+    return mod
 
 
 class dtype:
     """The type of a tensor's elements, e.g. ``ember.float32``."""
 
-    __slots__ = ("name", "numpy", "itemsize", "is_floating_point", "is_complex", "is_signed",
-                 "_category")
+    __slots__ = ("name", "_np", "itemsize", "is_floating_point", "is_complex", "is_signed",
+                 "_category", "__weakref__")
 
-    def __init__(self, name: str, np_dtype) -> None:
+    def __init__(self, name: str, np_dtype, *, kind=None, itemsize=None) -> None:
         self.name = name
-        self.numpy = np.dtype(np_dtype)
-        self.itemsize = self.numpy.itemsize
-        kind = "f" if name == "bfloat16" else self.numpy.kind  # ml_dtypes' kind is "V"
+        self._np = None if np_dtype is None else np.dtype(np_dtype)
+        kind = kind or self._np.kind
+        self.itemsize = itemsize or self._np.itemsize
         self.is_floating_point = kind == "f"
         self.is_complex = kind == "c"
         self.is_signed = kind in "ifc"
         self._category = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[kind]
+
+    @property
+    def numpy(self) -> np.dtype:
+        """The NumPy dtype of this type's arrays."""
+        np_dt = self._np
+        if np_dt is None:  # an ml_dtypes type (NOTE [ ml_dtypes, loaded lazily ])
+            np_dt = self._np = np.dtype(getattr(_ml_dtypes(), self.name))
+        return np_dt
 
     def __repr__(self) -> str:
         return f"ember.{self.name}"
@@ -68,19 +97,38 @@ float32 = dtype("float32", np.float32)
 float64 = dtype("float64", np.float64)
 complex64 = dtype("complex64", np.complex64)
 complex128 = dtype("complex128", np.complex128)
+# PyTorch's "limited support" types: created, converted and saved; their arithmetic is
+# NumPy's (PyTorch refuses most of it), their promotion with other integers an error.
+uint16 = dtype("uint16", np.uint16)
+uint32 = dtype("uint32", np.uint32)
+uint64 = dtype("uint64", np.uint64)
+bfloat16 = dtype("bfloat16", None, kind="f", itemsize=2)
+float8_e4m3fn = dtype("float8_e4m3fn", None, kind="f", itemsize=1)
+float8_e5m2 = dtype("float8_e5m2", None, kind="f", itemsize=1)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", None, kind="f", itemsize=1)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", None, kind="f", itemsize=1)
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64,
-              complex64, complex128)
-if _ml_dtypes is not None:
-    bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16)
-    ALL_DTYPES += (bfloat16,)
-    __all__.append("bfloat16")
-_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+              complex64, complex128, uint16, uint32, uint64, bfloat16, float8_e4m3fn,
+              float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
+_BY_NUMPY = {d._np: d for d in ALL_DTYPES if d._np is not None}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
+_UNSIGNED_WIDE = (uint16, uint32, uint64)
+_FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
+
+# PyTorch's ScalarType names, as its messages print them
+TORCH_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16",
+    "uint32": "UInt32", "uint64": "UInt64", "bfloat16": "BFloat16",
+    "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
+    "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
+}
 
 
 def _dtype_by_name(name: str) -> dtype:
@@ -91,15 +139,24 @@ def from_numpy(np_dtype) -> dtype:
     """The ember dtype of a NumPy dtype; TypeError for types ember does not have."""
     try:
         return _BY_NUMPY[np_dtype]
-    except KeyError:
+    except (KeyError, TypeError):
         pass
     try:
-        return _BY_NUMPY[np.dtype(np_dtype)]
-    except (KeyError, TypeError):
-        raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
-            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint8, and bool.") from None
+        np_dt = np.dtype(np_dtype)
+    except TypeError:
+        np_dt = None
+    if np_dt is not None:
+        if np_dt in _BY_NUMPY:
+            return _BY_NUMPY[np_dt]
+        if np_dt.kind == "V" and _ml_state["module"] is None and "ml_dtypes" in sys.modules:
+            _ml_dtypes()  # an ml_dtypes array from another library
+            if np_dt in _BY_NUMPY:
+                return _BY_NUMPY[np_dt]
+    raise TypeError(
+        f"can't convert np.ndarray of type {np_dt}. The only supported types are: float64, "
+        "float32, float16, bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, "
+        "float8_e5m2fnuz, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
+        "uint16, uint8, and bool.")
 
 
 def to_numpy(d) -> np.dtype:
@@ -166,6 +223,14 @@ def promote_types(type1, type2) -> dtype:
 def _promote(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if a in _FLOAT8 or b in _FLOAT8:
+        raise RuntimeError(
+            "Promotion for Float8 Types is not supported, attempted to promote "
+            f"{TORCH_NAMES[a.name]} and {TORCH_NAMES[b.name]}")
+    if (a in _UNSIGNED_WIDE or b in _UNSIGNED_WIDE) and a._category < 2 and b._category < 2:
+        raise RuntimeError(
+            "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+            f"promote {TORCH_NAMES[a.name]} and {TORCH_NAMES[b.name]}")
     if "bfloat16" in (a.name, b.name):  # NumPy has no rule for ml_dtypes' bfloat16
         other = b if a.name == "bfloat16" else a
         if other._category < 2:
@@ -245,10 +310,12 @@ class finfo:
         d = get_default_dtype() if type is None else as_dtype(type)
         if not (d.is_floating_point or d.is_complex):
             raise TypeError(f"finfo expects a floating point dtype, got {d}")
-        info = (_ml_dtypes.finfo if d.name == "bfloat16" else np.finfo)(d.numpy)
+        info = (_ml_dtypes().finfo if d.name in _ML_DTYPES else np.finfo)(d.numpy)
         self.dtype = d.to_real().name
         self.bits = info.bits
         self.eps = builtins.float(info.eps)
+        if d.name == "float8_e5m2fnuz":  # PyTorch's c10 limits say 2**-3 (ml_dtypes: 2**-2)
+            self.eps = 0.125
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)
         self.tiny = builtins.float(info.tiny)

@@ -40,6 +40,9 @@ _TYPE_NAMES = {
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
     "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
     "complex128": "ComplexDoubleTensor", "bfloat16": "BFloat16Tensor",
+    "uint16": "UInt16Tensor", "uint32": "UInt32Tensor", "uint64": "UInt64Tensor",
+    "float8_e4m3fn": "Float8_e4m3fnTensor", "float8_e5m2": "Float8_e5m2Tensor",
+    "float8_e4m3fnuz": "Float8_e4m3fnuzTensor", "float8_e5m2fnuz": "Float8_e5m2fnuzTensor",
 }
 
 
@@ -99,8 +102,10 @@ class Tensor(_core.TensorBase):
         self._data = value._data
 
     @property
-    def layout(self) -> str:
-        return "strided"
+    def layout(self):
+        from ember._misc import strided
+
+        return strided
 
     @property
     def is_sparse(self) -> bool:
@@ -162,7 +167,7 @@ class Tensor(_core.TensorBase):
         return bool(self._data.flags.c_contiguous)
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return self.dtype.is_floating_point  # bfloat16 and float8 (ml_dtypes) included
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
@@ -174,13 +179,24 @@ class Tensor(_core.TensorBase):
         dev = self.device
         return -1 if dev.type == "cpu" else (dev.index or 0)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The legacy type name (``'torch.FloatTensor'``, PyTorch's spelling, which programs
+        compare with) without ``dtype``; else a copy converted to ``dtype``: an ember dtype,
+        a legacy type (``ember.DoubleTensor``) or its name (``'torch.cuda.LongTensor'``)."""
         if dtype is None:
-            prefix = "ember.cuda." if self.is_cuda else "ember."
-            return prefix + _TYPE_NAMES[self._data.dtype.name]
+            prefix = "torch.cuda." if self.is_cuda else "torch."
+            return prefix + _TYPE_NAMES[self.dtype.name]
+        legacy = getattr(dtype, "_legacy_dtype", None)
+        if legacy is not None:
+            return self.to(legacy, device=dtype._legacy_device)
         if isinstance(dtype, str):
             names = {v: k for k, v in _TYPE_NAMES.items()}
-            dtype = getattr(_dtype, names[dtype.rsplit(".", 1)[-1]])
+            parts = dtype.split(".")
+            if parts[-1] not in names or parts[0] not in ("torch", "ember") or \
+                    parts[1:-1] not in ([], ["cuda"]):
+                raise ValueError(f"invalid type: '{dtype}'")
+            return self.to(getattr(_dtype, names[parts[-1]]),
+                           device="cuda" if parts[1:-1] == ["cuda"] else self.device)
         return self.to(dtype)
 
     # -- conversion to Python and NumPy -------------------------------------

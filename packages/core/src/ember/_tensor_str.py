@@ -100,7 +100,8 @@ class _Formatter:
     """Chooses notation and width for all the values of one (real) array."""
 
     def __init__(self, arr: np.ndarray):
-        self.floating_dtype = arr.dtype.kind == "f"
+        self.floating_dtype = arr.dtype.kind == "f" or arr.dtype.kind == "V" and \
+            _dtype.from_numpy(arr.dtype).is_floating_point  # bfloat16, float8 (ml_dtypes)
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1

@@ -26,7 +26,10 @@ _PY_SCALARS = (int, float, bool, complex)
 _TYPE_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
     "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16",
+    "uint32": "UInt32", "uint64": "UInt64", "bfloat16": "BFloat16",
+    "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
+    "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
 }
 _CPP_TYPE_NAMES = {
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",

@@ -84,6 +84,9 @@ class ToCopy(Node):
             x = target_backend.to_device(x)
             copy = False
         if np_dtype is not None and x.dtype != np_dtype:
+            if np_dtype.name == "float8_e4m3fn" and x.dtype.kind in "fV":
+                # PyTorch saturates to the largest finite value (the type has no inf)
+                x = xp_of(x).clip(x.astype(np.float32), -448.0, 448.0)
             return x.astype(np_dtype)
         return x.copy() if copy else x
 

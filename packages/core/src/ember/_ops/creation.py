@@ -23,7 +23,13 @@ __all__ = [
 
 _PY_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
+# ember.set_default_device: the device of creation ops given no device (None: the CPU)
+DEFAULT_DEVICE = [None]
+
+
 def _backend(device):
+    if device is None:
+        device = DEFAULT_DEVICE[0]
     return backend_for_device(device) if device is not None else cpu
 
 

@@ -236,6 +236,10 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
 # helpers
 
 def _device_of(device):
+    if device is None:  # ember.set_default_device
+        from ember._ops.creation import DEFAULT_DEVICE
+
+        device = DEFAULT_DEVICE[0]
     return _device_cls(device) if device is not None else _device_cls("cpu")
 
 

@@ -57,7 +57,11 @@ REBUILD_FROM_TYPE_V2 = TorchName("torch._tensor", "_rebuild_from_type_v2")
 TORCH_TENSOR = TorchName("torch", "Tensor")
 TORCH_SIZE = TorchName("torch", "Size")
 TORCH_DEVICE = TorchName("torch", "device")
+REBUILD_TENSOR_V3 = TorchName("torch._utils", "_rebuild_tensor_v3")
 _STORAGE_TYPES = {dt: TorchName("torch", name) for dt, name in STORAGE_NAMES.items()}
+# dtypes without a legacy storage class (uint16, float8...) are saved as PyTorch saves them:
+# an untyped storage (its size in bytes) and _rebuild_tensor_v3 with the dtype
+UNTYPED_STORAGE = TorchName("torch.storage", "UntypedStorage")
 
 
 class _StorageRef:
@@ -121,7 +125,7 @@ class StorageTable:
     def add(self, arr) -> tuple[tuple, int, tuple, tuple]:
         """``(persistent id, storage offset, size, stride)`` for a tensor's array."""
         dtype = _dtype.from_numpy(arr.dtype)
-        storage_type = _STORAGE_TYPES[dtype.name]
+        storage_type = _STORAGE_TYPES.get(dtype.name, UNTYPED_STORAGE)
         backend = backend_of(arr)
         if backend.name != "cpu":
             dev = backend.device_of(arr)
@@ -150,13 +154,15 @@ class StorageTable:
         ptr = arr.__array_interface__["data"][0]
         if a_lo < lo or a_hi > lo + numel * item or (ptr - lo) % item:
             return self._own(_contiguous(arr), dtype, storage_type, "cpu")
-        pid = ("storage", storage_type, key, "cpu", numel)
+        pid = ("storage", storage_type, key, "cpu",
+               numel * item if storage_type is UNTYPED_STORAGE else numel)
         return pid, (ptr - lo) // item, arr.shape, tuple(s // item for s in strides)
 
     def _own(self, arr: np.ndarray, dtype, storage_type, location):
         """A storage of its own for a contiguous copy."""
         key = self._new_record(arr.reshape(-1).view(np.uint8))
-        pid = ("storage", storage_type, key, location, arr.size)
+        pid = ("storage", storage_type, key, location,
+               arr.nbytes if storage_type is UNTYPED_STORAGE else arr.size)
         strides, acc = [], 1
         for s in reversed(arr.shape):
             strides.append(acc)
@@ -223,6 +229,12 @@ class Pickler(pickle._Pickler):
             return REBUILD_PARAMETER, (data, requires_grad, OrderedDict())
         pid, offset, size, stride = self._storages.add(t._data)
         args = (_StorageRef(pid), offset, tuple(size), stride, requires_grad, OrderedDict())
+        if pid[1] is UNTYPED_STORAGE:
+            args = (*args, t.dtype)
+            if type(t) is Tensor and not state:
+                return REBUILD_TENSOR_V3, args
+            return REBUILD_FROM_TYPE_V2, (REBUILD_TENSOR_V3, type(t) if type(t) is not Tensor
+                                          else TORCH_TENSOR, args, dict(state))
         if type(t) is Tensor:
             if not state:
                 return REBUILD_TENSOR_V2, args

@@ -354,7 +354,7 @@ def _tensor_line(key, p, type_text) -> str:
 
 
 def _typename(t) -> str:
-    """PyTorch's legacy type name of a tensor, e.g. ``ember.FloatTensor``."""
+    """PyTorch's legacy type name of a tensor, e.g. ``torch.FloatTensor``."""
     try:
         return t.type()
     except Exception:  # noqa: BLE001 - a dtype without a legacy name

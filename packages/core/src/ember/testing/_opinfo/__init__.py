@@ -10,6 +10,7 @@ from ember.testing._opinfo.core import OpInfo, SampleInput
 _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation",
              "conversion", "linalg_ext", "spectral", "complex", "special", "nn_activation",
              "nn_conv", "nn_norm", "nn_loss", "nn_misc")
+_FAMILIES += ("view_copy",)  # issue 15: view copies and scatters
 
 
 def _load():
