@@ -4,8 +4,6 @@
 (as they land) nn, optim and data loading, with a Cython core.
 """
 
-from __future__ import annotations
-
 from ember import _backend as _backend_module
 from ember import _ops, autograd, random
 from ember._backend import _malloc

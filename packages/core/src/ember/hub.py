@@ -26,11 +26,11 @@ import re
 import shutil
 import sys
 import tempfile
+import typing
 import urllib.parse
 import urllib.request
 import warnings
 import zipfile
-from typing import Any
 
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load",
            "load_state_dict_from_url", "set_dir"]
@@ -152,7 +152,7 @@ def download_url_to_file(url: str, dst: str, hash_prefix: str | None = None,
 def load_state_dict_from_url(url: str, model_dir: str | None = None, map_location=None,
                              progress: bool = True, check_hash: bool = False,
                              file_name: str | None = None,
-                             weights_only: bool = False) -> dict[str, Any]:
+                             weights_only: bool = False) -> dict[str, typing.Any]:
     """Load the checkpoint at ``url``, downloading it into ``model_dir`` the first time.
 
     Args:
@@ -344,3 +344,7 @@ def load(repo_or_dir: str, model: str, *args, source: str = "github", trust_repo
     module = _import_hubconf(_repo_dir(repo_or_dir, source, force_reload, trust_repo, verbose))
     return _entry(module, model)(*args, **kwargs)
 
+
+
+# typing and __future__ names used by the annotations above: not part of the public namespace
+del annotations

@@ -30,11 +30,10 @@ Examples::
     tensor([0.0000, 0.5000, 1.0000])
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 
-from ember._backend import backend_of, xp_of
+from ember._backend import backend_of as _backend_of
+from ember._backend import xp_of as _xp_of
 from ember._backend._base import kernel_entries
 from ember._backend._base import register_kernel as _register_kernel
 from ember._C._core import Node, apply
@@ -82,10 +81,14 @@ def register_kernel(name: str, device_types: str | Sequence[str], fn: Callable |
 
 def kernel(name: str, array) -> Callable:
     """The implementation of kernel ``name`` for ``array`` on its device."""
-    return backend_of(array).kernel(name, array)
+    return _backend_of(array).kernel(name, array)
 
 
 def array_module(array):
     """The array module (NumPy or CuPy) holding ``array``: kernels written for ``"any"``
     device use it instead of importing one."""
-    return xp_of(array)
+    return _xp_of(array)
+
+
+# typing names used by the annotations above: not part of the public namespace
+del Callable, Sequence

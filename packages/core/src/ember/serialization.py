@@ -9,28 +9,36 @@ atomic: the file appears whole or not at all.
 safetensors files: :mod:`ember.utils.safetensors`.
 """
 
-from __future__ import annotations
-
 import os
 import pickle
 
-from ember._serialization._format import LoadedStorage, restorer
-from ember._serialization._load import LoadOptions, load_legacy, load_zip
+from ember._serialization._format import LoadedStorage
+from ember._serialization._format import restorer as _restorer
+from ember._serialization._load import LoadOptions as _LoadOptions
+from ember._serialization._load import load_legacy as _load_legacy
+from ember._serialization._load import load_zip as _load_zip
 from ember._serialization._options import (
     LoadEndianness,
     get_default_load_endianness,
-    resolve_weights_only,
     set_default_load_endianness,
 )
-from ember._serialization._save import atomic_write, write_checkpoint
+from ember._serialization._options import (
+    resolve_weights_only as _resolve_weights_only,
+)
+from ember._serialization._save import atomic_write as _atomic_write
+from ember._serialization._save import write_checkpoint as _write_checkpoint
 from ember._serialization._unpickler import (
     add_safe_globals,
     clear_safe_globals,
     get_safe_globals,
     safe_globals,
-    unsafe_globals_in_pickle,
 )
-from ember._serialization._zip import CorruptFileError, ZipReader, buffered
+from ember._serialization._unpickler import (
+    unsafe_globals_in_pickle as _unsafe_globals_in_pickle,
+)
+from ember._serialization._zip import CorruptFileError as _CorruptFileError
+from ember._serialization._zip import ZipReader as _ZipReader
+from ember._serialization._zip import buffered as _buffered
 
 __all__ = [
     "save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
@@ -85,10 +93,10 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
         raise ValueError(f"pickle_protocol must be an int from 2 to {pickle.HIGHEST_PROTOCOL}, "
                          f"got {pickle_protocol!r}")
     if _is_path(f):
-        atomic_write(f, lambda stream: write_checkpoint(obj, stream, pickle_protocol,
+        _atomic_write(f, lambda stream: _write_checkpoint(obj, stream, pickle_protocol,
                                                         not _disable_byteorder_record))
     elif hasattr(f, "write"):
-        write_checkpoint(obj, f, pickle_protocol, not _disable_byteorder_record)
+        _write_checkpoint(obj, f, pickle_protocol, not _disable_byteorder_record)
         if hasattr(f, "flush"):
             f.flush()
     else:
@@ -136,7 +144,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         >>> state = ember.load("resnet18.pth", map_location="cpu")
         >>> model.load_state_dict(state)
     """
-    weights_only = resolve_weights_only(weights_only, pickle_module)
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
     mmap = bool(mmap)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
@@ -144,7 +152,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     if weights_only and set(pickle_load_args) - {"encoding", "errors"}:
         raise TypeError(f"load() got unexpected arguments {sorted(pickle_load_args)} (only "
                         "'encoding' and 'errors' work with weights_only=True)")
-    options = LoadOptions(restorer(map_location), bool(weights_only), pickle_module,
+    options = _LoadOptions(_restorer(map_location), bool(weights_only), pickle_module,
                           pickle_load_args)
     if _is_path(f):
         path = os.fsdecode(os.fspath(f))
@@ -157,7 +165,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
                         f"{type(f).__name__}")
     if mmap:
         raise ValueError("f must be a file path in order to use the mmap argument")
-    return _load_stream(buffered(f), _describe(f), options, None)
+    return _load_stream(_buffered(f), _describe(f), options, None)
 
 
 def _describe(f) -> str:
@@ -165,14 +173,14 @@ def _describe(f) -> str:
     return repr(name) if isinstance(name, str) else f"the {type(f).__name__} given to load()"
 
 
-def _load_stream(stream, name: str, options: LoadOptions, mmap_path):
+def _load_stream(stream, name: str, options: _LoadOptions, mmap_path):
     start = stream.tell()
     head = stream.read(512)
     stream.seek(start)
     if not head:
-        raise CorruptFileError(f"{name} is empty: not a checkpoint")
+        raise _CorruptFileError(f"{name} is empty: not a checkpoint")
     if head[:4] == b"PK\x03\x04":
-        return load_zip(stream, name, options, mmap_path)
+        return _load_zip(stream, name, options, mmap_path)
     if mmap_path is not None:
         raise RuntimeError(
             f"mmap can only be used with checkpoints in the zip format; {name} is in PyTorch's "
@@ -180,7 +188,7 @@ def _load_stream(stream, name: str, options: LoadOptions, mmap_path):
     if len(head) > 262 and head[257:262] == b"ustar":
         raise RuntimeError(f"{name} is in the tar-based format of PyTorch < 0.4, which ember "
                            "does not read: load and re-save it with PyTorch")
-    return load_legacy(stream, name, options)
+    return _load_legacy(stream, name, options)
 
 
 def _load_safetensors(path: str, map_location):
@@ -206,7 +214,7 @@ def get_unsafe_globals_in_checkpoint(f) -> list[str]:
     if _is_path(f):
         with open(f, "rb") as stream:
             return _unsafe_globals(stream, repr(os.fsdecode(os.fspath(f))))
-    return _unsafe_globals(buffered(f), _describe(f))
+    return _unsafe_globals(_buffered(f), _describe(f))
 
 
 def _unsafe_globals(stream, name: str) -> list[str]:
@@ -215,11 +223,11 @@ def _unsafe_globals(stream, name: str) -> list[str]:
     stream.seek(start)
     try:
         if head == b"PK\x03\x04":
-            return unsafe_globals_in_pickle(ZipReader(stream, name).read_record("data.pkl"))
+            return _unsafe_globals_in_pickle(_ZipReader(stream, name).read_record("data.pkl"))
         # legacy format: magic number, version, system info, the object, the storage keys
         found: list[str] = []
         for _ in range(5):
-            found += [g for g in unsafe_globals_in_pickle(stream) if g not in found]
+            found += [g for g in _unsafe_globals_in_pickle(stream) if g not in found]
         return found
     except ValueError as e:
-        raise CorruptFileError(f"{name}: corrupt pickle data ({e})") from None
+        raise _CorruptFileError(f"{name}: corrupt pickle data ({e})") from None

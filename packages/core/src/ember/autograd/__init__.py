@@ -1,7 +1,5 @@
 """Reverse-mode automatic differentiation: backward, grad, custom Functions, modes."""
 
-from __future__ import annotations
-
 from ember._C import _core
 from ember.autograd.grad_mode import (
     enable_grad,

@@ -12,7 +12,7 @@ On a machine without a GPU the answers are PyTorch's (NOTE [ ember.cuda without 
 
 from __future__ import annotations
 
-from typing import Any
+import typing
 
 from ember._backend import backend_for_device as _backend_for_device
 from ember._backend import cupy as _seam
@@ -175,7 +175,7 @@ def current_device() -> int:
     return _seam.current_index()
 
 
-def set_device(device: Any) -> None:
+def set_device(device: typing.Any) -> None:
     """Make ``device`` (an index, ``"cuda:N"`` or an ``ember.device``) the current device;
     a negative index does nothing."""
     index = _get_device_index(device)
@@ -192,7 +192,7 @@ class device:  # noqa: N801 - PyTorch's name
             nothing.
     """
 
-    def __init__(self, device: Any):
+    def __init__(self, device: typing.Any):
         self.idx = _get_device_index(device, optional=True)
         self.prev_idx = -1
 
@@ -219,7 +219,7 @@ class device_of(device):  # noqa: N801 - PyTorch's name
         super().__init__(obj.get_device() if obj.is_cuda else -1)
 
 
-def synchronize(device: Any = None) -> None:
+def synchronize(device: typing.Any = None) -> None:
     """Wait for all work queued on a CUDA device (the current one by default)."""
     _lazy_init()
     _backend_for_device(f"cuda:{_get_device_index(device)}").synchronize()
@@ -253,18 +253,18 @@ class _CudaDeviceProperties:
                 f"L2_cache_size={self.L2_cache_size // (1024 * 1024)}MB)")
 
 
-def get_device_properties(device: Any = None) -> _CudaDeviceProperties:
+def get_device_properties(device: typing.Any = None) -> _CudaDeviceProperties:
     """The properties of a CUDA device: ``name``, ``major``, ``minor``, ``total_memory``,
     ``multi_processor_count``, ..."""
     return _CudaDeviceProperties(_properties(device))
 
 
-def get_device_name(device: Any = None) -> str:
+def get_device_name(device: typing.Any = None) -> str:
     """The name of a CUDA device (the current one by default)."""
     return get_device_properties(device).name
 
 
-def get_device_capability(device: Any = None) -> tuple[int, int]:
+def get_device_capability(device: typing.Any = None) -> tuple[int, int]:
     """The (major, minor) compute capability of a CUDA device."""
     p = get_device_properties(device)
     return p.major, p.minor
@@ -294,7 +294,7 @@ def is_tf32_supported() -> bool:
     return False
 
 
-def can_device_access_peer(device: Any, peer_device: Any) -> bool:
+def can_device_access_peer(device: typing.Any, peer_device: typing.Any) -> bool:
     """True if GPU ``device`` can read GPU ``peer_device``'s memory directly."""
     _lazy_init()
     a, b = _get_device_index(device), _get_device_index(peer_device)
@@ -358,7 +358,7 @@ def get_sync_debug_mode() -> int:
 
 # -- streams --------------------------------------------------------------------------------
 
-def current_stream(device: Any = None) -> Stream:
+def current_stream(device: typing.Any = None) -> Stream:
     """The current stream of a CUDA device."""
     _lazy_init()
     index = _get_device_index(device)
@@ -366,7 +366,7 @@ def current_stream(device: Any = None) -> Stream:
         return Stream._wrap(_seam.module().cuda.get_current_stream(), index)
 
 
-def default_stream(device: Any = None) -> Stream:
+def default_stream(device: typing.Any = None) -> Stream:
     """The default (null) stream of a CUDA device."""
     _lazy_init()
     return Stream._wrap(_seam.module().cuda.Stream.null, _get_device_index(device))
@@ -380,7 +380,7 @@ def set_stream(stream: Stream):
     stream._cupy_stream.use()
 
 
-def get_stream_from_external(data_ptr: int, device: Any = None) -> Stream:
+def get_stream_from_external(data_ptr: int, device: typing.Any = None) -> Stream:
     """A :class:`Stream` for a ``cudaStream_t`` made elsewhere (by address)."""
     return ExternalStream(data_ptr, device=device)
 
@@ -431,37 +431,37 @@ def _nvml_handle(device):
     return pynvml, pynvml.nvmlDeviceGetHandleByIndex(_get_device_index(device))
 
 
-def utilization(device: Any = None) -> int:
+def utilization(device: typing.Any = None) -> int:
     """The percentage of time a kernel ran on the GPU over the last sample period (NVML)."""
     nv, h = _nvml_handle(device)
     return nv.nvmlDeviceGetUtilizationRates(h).gpu
 
 
-def memory_usage(device: Any = None) -> int:
+def memory_usage(device: typing.Any = None) -> int:
     """The percentage of time GPU memory was read or written over the last sample period."""
     nv, h = _nvml_handle(device)
     return nv.nvmlDeviceGetUtilizationRates(h).memory
 
 
-def temperature(device: Any = None) -> int:
+def temperature(device: typing.Any = None) -> int:
     """The GPU's temperature in degrees Celsius (NVML)."""
     nv, h = _nvml_handle(device)
     return nv.nvmlDeviceGetTemperature(h, 0)
 
 
-def power_draw(device: Any = None) -> int:
+def power_draw(device: typing.Any = None) -> int:
     """The GPU's power draw in milliwatts (NVML)."""
     nv, h = _nvml_handle(device)
     return nv.nvmlDeviceGetPowerUsage(h)
 
 
-def clock_rate(device: Any = None) -> int:
+def clock_rate(device: typing.Any = None) -> int:
     """The GPU's SM clock in MHz (NVML)."""
     nv, h = _nvml_handle(device)
     return nv.nvmlDeviceGetClockInfo(h, 1)
 
 
-def device_memory_used(device: Any = None) -> int:
+def device_memory_used(device: typing.Any = None) -> int:
     """The GPU memory in use, in bytes, by all processes (NVML)."""
     nv, h = _nvml_handle(device)
     return nv.nvmlDeviceGetMemoryInfo(h).used
@@ -475,3 +475,7 @@ def __getattr__(name):
                      for i in range(device_count()))
     raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")
 
+
+
+# typing and __future__ names used by the annotations above: not part of the public namespace
+del annotations

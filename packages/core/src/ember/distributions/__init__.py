@@ -12,8 +12,6 @@ Examples::
     tensor(0.4431)
 """
 
-from __future__ import annotations
-
 from ember.distributions import constraints, transforms
 from ember.distributions.bernoulli import Bernoulli, Geometric
 from ember.distributions.binomial import Binomial, Multinomial, NegativeBinomial

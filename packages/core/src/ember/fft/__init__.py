@@ -3,8 +3,6 @@ and shifts) on pocketfft through NumPy, differentiable. The ops live in
 ``ember._ops._fft``.
 """
 
-from __future__ import annotations
-
 from ember._ops._fft import (
     fft,
     fft2,

@@ -7,8 +7,6 @@ Cholesky, LU, lstsq), ``ember._ops._linalg_ldl`` (LDL with Bunch-Kaufman pivotin
 matrix functions); this module is their public face.
 """
 
-from __future__ import annotations
-
 from ember._ops._linalg_decomp import (
     cond,
     eig,

@@ -16,8 +16,6 @@ Examples::
     tensor([1.6449])
 """
 
-from __future__ import annotations
-
 from ember._ops.reduction import logsumexp as _logsumexp
 from ember._ops.special import (
     airy_ai,
