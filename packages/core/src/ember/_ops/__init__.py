@@ -28,6 +28,11 @@ from ember._ops import (
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
             scatter, linalg, matrix, spectral, complex_ops, sort, random, special)
 
+# the math ops of PyTorch's top-level namespace that came with the public-surface work
+from ember._ops import pointwise  # noqa: E402
+
+FAMILIES += (pointwise,)
+
 from ember._ops._registry import register_family  # noqa: E402
 
 for _family in FAMILIES:

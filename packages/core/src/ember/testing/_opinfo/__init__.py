@@ -10,6 +10,8 @@ from ember.testing._opinfo.core import OpInfo, SampleInput
 _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation",
              "conversion", "linalg_ext", "spectral", "complex", "special", "nn_activation",
              "nn_conv", "nn_norm", "nn_loss", "nn_misc")
+# the math ops that came with the public-surface work (issue 15)
+_FAMILIES += ("pointwise",)
 
 
 def _load():
