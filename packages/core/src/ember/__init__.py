@@ -124,6 +124,7 @@ def __getattr__(name):
 # The public surface (issue 15): each part adds its imports and __all__ entries under its own
 # marker, so that parts landing in parallel do not touch the same lines.
 # -- surface: math ops --
+from ember._ops.calculus import *  # noqa: E402,F403
 from ember._ops.pointwise import *  # noqa: E402,F403
 from ember._ops.statistics import *  # noqa: E402,F403
 
