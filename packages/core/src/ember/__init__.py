@@ -125,8 +125,12 @@ def __getattr__(name):
 # marker, so that parts landing in parallel do not touch the same lines.
 # -- surface: math ops --
 from ember._ops.calculus import *  # noqa: E402,F403
+from ember._ops.distance import *  # noqa: E402,F403
 from ember._ops.pointwise import *  # noqa: E402,F403
 from ember._ops.statistics import *  # noqa: E402,F403
+from ember.nn.functional import pdist  # noqa: E402 - torch.pdist is F.pdist
+
+__all__ += ["pdist"]
 
 # -- surface: views, copies, scatters, nn.functional aliases, dtypes, legacy types --
 # -- surface: cuda, accelerator, backends, amp, threads, hub --
