@@ -128,6 +128,7 @@ from ember._ops.calculus import *  # noqa: E402,F403
 from ember._ops.distance import *  # noqa: E402,F403
 from ember._ops.pointwise import *  # noqa: E402,F403
 from ember._ops.statistics import *  # noqa: E402,F403
+from ember._ops.structure import *  # noqa: E402,F403
 from ember.nn.functional import pdist  # noqa: E402 - torch.pdist is F.pdist
 
 __all__ += ["pdist"]

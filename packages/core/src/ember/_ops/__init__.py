@@ -29,9 +29,9 @@ FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, joi
             scatter, linalg, matrix, spectral, complex_ops, sort, random, special)
 
 # the math ops of PyTorch's top-level namespace that came with the public-surface work
-from ember._ops import calculus, distance, pointwise, statistics  # noqa: E402
+from ember._ops import calculus, distance, pointwise, statistics, structure  # noqa: E402,I001
 
-FAMILIES += (pointwise, statistics, calculus, distance)
+FAMILIES += (pointwise, statistics, calculus, distance, structure)
 
 from ember._ops._registry import register_family  # noqa: E402
 
