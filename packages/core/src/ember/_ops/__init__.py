@@ -29,9 +29,17 @@ FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, joi
             scatter, linalg, matrix, spectral, complex_ops, sort, random, special)
 
 # the math ops of PyTorch's top-level namespace that came with the public-surface work
-from ember._ops import calculus, distance, pointwise, statistics, structure  # noqa: E402,I001
+from ember._ops import (  # noqa: E402
+    calculus,
+    distance,
+    index_reduce,
+    pointwise,
+    shape_inplace,
+    statistics,
+    structure,
+)
 
-FAMILIES += (pointwise, statistics, calculus, distance, structure)
+FAMILIES += (pointwise, statistics, calculus, distance, structure, index_reduce, shape_inplace)
 
 from ember._ops._registry import register_family  # noqa: E402
 

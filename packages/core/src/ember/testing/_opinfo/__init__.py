@@ -11,7 +11,7 @@ _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", 
              "conversion", "linalg_ext", "spectral", "complex", "special", "nn_activation",
              "nn_conv", "nn_norm", "nn_loss", "nn_misc")
 # the math ops that came with the public-surface work (issue 15)
-_FAMILIES += ("pointwise", "statistics", "calculus", "distance", "structure")
+_FAMILIES += ("pointwise", "statistics", "calculus", "distance", "structure", "surface_misc")
 
 
 def _load():
