@@ -552,15 +552,19 @@ def logaddexp2(input, other, *, out=None):
 # nextafter
 
 class Nextafter(Node):
-    """The next representable value after ``input`` towards ``other``; zero gradients,
-    as PyTorch."""
+    """The next representable value after ``input`` towards ``other``. As PyTorch, the
+    gradient is ``g`` for input (0 where input == other, the result being input itself) and
+    0 for other."""
+
+    saves_inputs = (0, 1)
 
     def forward(self, a, b):
         return xp_of(a).nextafter(a, b)
 
     def backward(self, g):
+        a, b = self.saved_tensors
         need = self.needs_input_grad
-        return (_zeros(g) if need[0] else None), (_zeros(g) if need[1] else None)
+        return (_where(a == b, 0, g) if need[0] else None), (_zeros(g) if need[1] else None)
 
 
 def nextafter(input, other, *, out=None):
