@@ -83,32 +83,29 @@ class Cdist(Node):
             return (a ** p).sum(-1) ** (1.0 / p)
 
     def backward(self, g):
+        # PyTorch's _cdist_backward, in recorded ops (so that it can be differentiated too)
+        from ember._ops.creation import zeros_like
+        from ember._ops.elementwise import where
+
         x1, x2, res = self.saved_tensors
         need = self.needs_input_grad
-        a, b, r, gd = x1._data, x2._data, res._data, g._data
-        xp = xp_of(a)
-        d = a[..., :, None, :] - b[..., None, :, :]
-        gg, rr, p = gd[..., None], r[..., None], self.p
-        with np.errstate(all="ignore"):
-            if p == 0 or d.shape[-1] == 0:
-                w = xp.zeros_like(d)
-            elif p == 1:
-                w = gg * xp.sign(d)
-            elif p == 2:
-                w = xp.where(rr == 0, 0, gg * d / rr)
-            elif math.isinf(p):
-                w = gg * xp.sign(d) * (xp.abs(d) == rr)
-            elif p < 2:
-                w = xp.where(rr == 0, 0, xp.sign(d) * xp.abs(d) ** (p - 1) * gg / rr ** (p - 1))
-                if p < 1:
-                    w = xp.where(d == 0, 0, w)
-            else:
-                w = xp.where(rr == 0, 0, d * xp.abs(d) ** (p - 2) * gg / rr ** (p - 1))
-        from ember._ops._util import wrap
-
-        w = w.astype(a.dtype, copy=False)
-        return (wrap(w.sum(-2)) if need[0] else None,
-                wrap(-w.sum(-3)) if need[1] else None)
+        d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        gg, rr, p = g.unsqueeze(-1), res.unsqueeze(-1), self.p
+        if p == 0 or d._data.shape[-1] == 0:
+            w = zeros_like(d)
+        elif p == 1:
+            w = gg * d.sign()
+        elif p == 2:
+            w = where(rr == 0, 0, gg * d / rr)
+        elif math.isinf(p):
+            w = gg * d.sign() * (d.abs() == rr)
+        elif p < 2:
+            w = where(rr == 0, 0, d.sign() * d.abs() ** (p - 1) * gg / rr ** (p - 1))
+            if p < 1:
+                w = where(d == 0, 0, w)
+        else:
+            w = where(rr == 0, 0, d * d.abs() ** (p - 2) * gg / rr ** (p - 1))
+        return (w.sum(-2) if need[0] else None), (-w.sum(-3) if need[1] else None)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

@@ -73,7 +73,7 @@ def _ref_renorm(x, p, dim, maxnorm):
 
 OPS = [
     OpInfo("cdist", ember.cdist, _cdist_samples, ref=_ref_cdist, torch_op=_t("cdist"),
-           rtol=1e-5, atol=1e-5),
+           rtol=1e-5, atol=1e-5, gradgrad=True),
     OpInfo("dist", ember.dist, _dist_samples((2, 1, 3, 0.5, float("inf"), float("-inf"))),
            ref=_ref_dist, torch_op=_t("dist"), method="dist"),
     OpInfo("dist_p0", ember.dist, _dist_samples((0,)), ref=_ref_dist, torch_op=_t("dist"),
