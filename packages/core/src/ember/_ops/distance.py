@@ -67,19 +67,19 @@ class Cdist(Node):
     def forward(self, x1, x2, p):
         xp = xp_of(x1)
         self.p = p
-        d = x1[..., :, None, :] - x2[..., None, :, :]
-        if d.shape[-1] == 0:
-            return xp.zeros(d.shape[:-1], dtype=x1.dtype)
         with np.errstate(all="ignore"):
-            if p == 0:
-                return (d != 0).sum(-1).astype(x1.dtype)
+            d = x1[..., :, None, :] - x2[..., None, :, :]
+            if d.shape[-1] == 0:
+                return xp.zeros(d.shape[:-1], dtype=x1.dtype)
             a = xp.abs(d)
+            if p == 0:  # PyTorch's min(ceil(|d|), 1): nan stays nan
+                return xp.minimum(xp.ceil(a), 1).sum(-1)
             if p == 1:
                 return a.sum(-1)
             if p == 2:
                 return xp.sqrt((d * d).sum(-1))
-            if math.isinf(p):
-                return a.max(-1)
+            if math.isinf(p):  # PyTorch's running max from 0 passes over nan
+                return xp.where(xp.isnan(a), 0, a).max(-1)
             return (a ** p).sum(-1) ** (1.0 / p)
 
     def backward(self, g):

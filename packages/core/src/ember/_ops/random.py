@@ -650,8 +650,8 @@ def binomial(count, prob, generator=None):
 
     Samples from binomial distributions: the number of successes in ``count`` trials of
     probability ``prob`` (floating tensors of one dtype that broadcast). As in PyTorch,
-    ``count <= 0`` or ``prob <= 0`` gives 0, else ``prob >= 1`` gives ``count``; nan gives
-    nan.
+    ``count <= 0`` or ``prob <= 0`` gives 0, else ``prob >= 1`` gives ``count``, else a
+    nan or infinite count, or a nan ``prob``, gives nan.
     """
     for arg, pos, t in (("count", 1, count), ("prob", 2, prob)):
         if not isinstance(t, TensorBase):
@@ -675,8 +675,11 @@ def binomial(count, prob, generator=None):
         with np.errstate(invalid="ignore"):
             trials = np.where(np.isfinite(n) & (n > 0), np.floor(n), 0).astype(np.int64)
             k = rng.binomial(trials, np.clip(np.nan_to_num(p), 0.0, 1.0)).astype(np.float64)
-            k = np.where(n <= 0, 0.0, np.where(p >= 1, n, np.where(p <= 0, 0.0, k)))
+            # PyTorch's order of cases: no trials or no chance, then certain success, then
+            # a draw (nan for nan and for infinitely many trials)
             k = np.where(np.isnan(n) | np.isnan(p) | np.isinf(n), np.nan, k)
+            k = np.where(p >= 1, n, k)
+            k = np.where((n <= 0) | (p <= 0), 0.0, k)
         return _on_device(k.astype(dt), dev)
 
     return apply(Sample, draw, count, prob)
