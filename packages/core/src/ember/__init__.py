@@ -123,6 +123,21 @@ def __getattr__(name):
 # The public surface (issue 15): each part adds its imports and __all__ entries under its own
 # marker, so that parts landing in parallel do not touch the same lines.
 # -- surface: math ops --
+from ember._ops.calculus import *  # noqa: E402,F403
+from ember._ops.distance import *  # noqa: E402,F403
+from ember._ops.index_reduce import *  # noqa: E402,F403
+from ember._ops.inplace_functions import *  # noqa: E402,F403 - after _install_methods
+from ember._ops.pointwise import *  # noqa: E402,F403
+from ember._ops.predicates import *  # noqa: E402,F403
+from ember._ops.predicates import TENSOR_METHODS as _predicate_methods  # noqa: E402
+from ember._ops.statistics import *  # noqa: E402,F403
+from ember._ops.structure import *  # noqa: E402,F403
+from ember.nn.functional import pdist  # noqa: E402 - torch.pdist is F.pdist
+
+for _name, _fn in _predicate_methods.items():
+    setattr(Tensor, _name, _fn)
+__all__ += ["pdist", *_ops.predicates.__all__, *_ops.inplace_functions.__all__]
+
 # -- surface: views, copies, scatters, nn.functional aliases, dtypes, legacy types --
 from ember import _functional_forms, _legacy, _misc, _rnn_forms  # noqa: E402
 from ember._dtype import (  # noqa: E402

@@ -28,6 +28,19 @@ from ember._ops import (
 FAMILIES = (conversion, creation, elementwise, reduction, cumulative, shape, join, indexing,
             scatter, linalg, matrix, spectral, complex_ops, sort, random, special)
 
+# the math ops of PyTorch's top-level namespace that came with the public-surface work
+from ember._ops import (  # noqa: E402
+    calculus,
+    distance,
+    index_reduce,
+    pointwise,
+    shape_inplace,
+    statistics,
+    structure,
+)
+
+FAMILIES += (pointwise, statistics, calculus, distance, structure, index_reduce, shape_inplace)
+
 from ember._ops._registry import register_family  # noqa: E402
 
 for _family in FAMILIES:

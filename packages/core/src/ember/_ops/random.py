@@ -36,6 +36,7 @@ __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed",
     "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like",
     "randn_like", "randint_like", "normal", "bernoulli", "multinomial", "poisson",
+    "binomial",
 ]
 
 # Public names that are not ops (the op registry leaves them out).
@@ -645,6 +646,47 @@ def poisson(input, generator=None):
         return _on_device(rng.poisson(backend_of(x).to_numpy(x)).astype(np_dtype), dev)
 
     return apply(Sample, draw, input)
+
+
+@dispatched
+def binomial(count, prob, generator=None):
+    """binomial(count, prob, generator=None) -> Tensor
+
+    Samples from binomial distributions: the number of successes in ``count`` trials of
+    probability ``prob`` (floating tensors of one dtype that broadcast). As in PyTorch,
+    ``count <= 0`` or ``prob <= 0`` gives 0, else ``prob >= 1`` gives ``count``, else a
+    nan or infinite count, or a nan ``prob``, gives nan.
+    """
+    for arg, pos, t in (("count", 1, count), ("prob", 2, prob)):
+        if not isinstance(t, TensorBase):
+            raise TypeError(f"binomial(): argument '{arg}' (position {pos}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    dt = count._data.dtype
+    if dt.kind != "f":
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{type_name(dt)}")
+    if prob._data.dtype != dt:
+        raise RuntimeError(f"Found dtype {type_name(prob._data.dtype)} but expected "
+                           f"{type_name(dt)}")
+    if dt == np.float16:
+        raise not_implemented("binomial_cpu", dt)
+    dev = count.device
+    rng = _generator(generator, dev)._rng
+
+    def draw(n, p):
+        n, p = backend_of(n).to_numpy(n), backend_of(p).to_numpy(p)
+        n, p = np.broadcast_arrays(n.astype(np.float64), p.astype(np.float64))
+        with np.errstate(invalid="ignore"):
+            trials = np.where(np.isfinite(n) & (n > 0), np.floor(n), 0).astype(np.int64)
+            k = rng.binomial(trials, np.clip(np.nan_to_num(p), 0.0, 1.0)).astype(np.float64)
+            # PyTorch's order of cases: no trials or no chance, then certain success, then
+            # a draw (nan for nan and for infinitely many trials)
+            k = np.where(np.isnan(n) | np.isnan(p) | np.isinf(n), np.nan, k)
+            k = np.where(p >= 1, n, k)
+            k = np.where((n <= 0) | (p <= 0), 0.0, k)
+        return _on_device(k.astype(dt), dev)
+
+    return apply(Sample, draw, count, prob)
 
 
 @dispatched

@@ -11,6 +11,8 @@ _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", 
              "conversion", "linalg_ext", "spectral", "complex", "special", "nn_activation",
              "nn_conv", "nn_norm", "nn_loss", "nn_misc")
 _FAMILIES += ("view_copy",)  # issue 15: view copies and scatters
+# the math ops that came with the public-surface work (issue 15)
+_FAMILIES += ("pointwise", "statistics", "calculus", "distance", "structure", "surface_misc")
 
 
 def _load():
