@@ -7,7 +7,7 @@ from ember.nn._functional.loss import legacy_get_string
 from ember.nn.modules.module import Module
 
 __all__ = [
-    "L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss",
+    "L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss",
     "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss",
     "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
     "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
@@ -65,6 +65,20 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """:class:`NLLLoss` under its old name for (N, C, H, W) inputs (deprecated, as in
+    PyTorch: use ``NLLLoss``, which takes any number of dims)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean") -> None:
+        import warnings
+
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html#torch."
+                      "nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class PoissonNLLLoss(_Loss):
