@@ -202,6 +202,10 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
     def initialize_parameters(self, input) -> None:
         """``num_features = input.shape[1]``; materialize and reset."""
         if not self.has_uninitialized_params():
+            if self.num_features == 0:
+                # loaded from a state_dict before the first call (PyTorch 2.13 leaves
+                # num_features at 0 there)
+                self.num_features = input.shape[1]
             return
         self.num_features = input.shape[1]
         with no_grad():

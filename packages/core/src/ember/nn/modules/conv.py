@@ -383,6 +383,10 @@ class _LazyConvXdMixin(LazyModuleMixin):
     def initialize_parameters(self, input, *args, **kwargs) -> None:
         """Materialize ``weight`` and ``bias`` for ``input``'s channels."""
         if not self.has_uninitialized_params():
+            if self.in_channels == 0:
+                # loaded from a state_dict before the first call (PyTorch 2.13 leaves
+                # in_channels at 0 there; ember takes it from the input, as LazyLinear does)
+                self.in_channels = self._get_in_channels(input)
             return
         from ember.autograd.grad_mode import no_grad
 

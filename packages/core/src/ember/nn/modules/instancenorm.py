@@ -140,29 +140,25 @@ def _lazy_instance_norm(regular, name):
     class Lazy(_LazyNormBase, _InstanceNorm):
         cls_to_become = regular
 
-        def __init__(self, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False,
-                     device=None, dtype=None, *, bias=True) -> None:
-            super().__init__(eps, momentum, affine, track_running_stats, device=device,
-                             dtype=dtype, bias=bias)
-
         def initialize_parameters(self, input) -> None:
             """``num_features`` from the channel dim (1, or 0 for an unbatched input:
             PyTorch 2.13 takes dim 1 there too, a spatial size, and then fails in forward);
             materialize and reset."""
-            if self.has_uninitialized_params():
-                self._check_input_dim(input)
-                channels = input.shape[input.dim() - self._get_no_batch_dim()]
-                _LazyNormBase.initialize_parameters(self, _ChannelsOnly(channels))
+            self._check_input_dim(input)
+            channels = input.shape[input.dim() - self._get_no_batch_dim()]
+            _LazyNormBase.initialize_parameters(self, _ChannelsOnly(channels))
 
         _check_input_dim = regular._check_input_dim
         _get_no_batch_dim = regular._get_no_batch_dim
 
     Lazy.__name__ = Lazy.__qualname__ = name
     Lazy.__doc__ = f"""A :class:`{regular.__name__}` whose ``num_features`` is taken from its
-    first input (``input.shape[1]``); it then becomes a ``{regular.__name__}``.
+    first input (its channel dim); it then becomes a ``{regular.__name__}``.
 
     Args:
-        eps, momentum, affine, track_running_stats: as :class:`{regular.__name__}`.
+        eps, momentum: as :class:`{regular.__name__}`.
+        affine, track_running_stats: as :class:`{regular.__name__}`, but True by default
+            (PyTorch's lazy instance norms take the lazy batch norms' defaults).
     """
     return Lazy
 
