@@ -9,7 +9,7 @@ from ember.testing._opinfo.core import OpInfo, SampleInput
 # One module per family; each defines OPS, a list of OpInfo.
 _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation",
              "conversion", "linalg_ext", "spectral", "complex", "special", "nn_activation",
-             "nn_conv", "nn_norm", "nn_loss", "nn_misc")
+             "nn_conv", "nn_norm", "nn_loss", "nn_misc", "nn_extra")
 
 
 def _load():
