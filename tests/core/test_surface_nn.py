@@ -271,3 +271,20 @@ def test_attention_sdpa_kernel_restores():
         assert ctx == {}
         assert _cur_sdpa_kernel_backends() == [SDPBackend.FLASH_ATTENTION]
     assert _cur_sdpa_kernel_backends() == before
+
+
+def test_gumbel_softmax_samples_the_softmax_distribution():
+    ember.manual_seed(0)
+    logits = np.array([0.0, 1.0, 2.0, -1.0, 0.5])
+    n = 20000
+    hard = nn.functional.gumbel_softmax(ember.tensor(np.tile(logits, (n, 1))), hard=True)
+    h = hard.detach().numpy()
+    assert set(np.unique(h)) == {0.0, 1.0} and np.all(h.sum(1) == 1)
+    p = np.exp(logits) / np.exp(logits).sum()
+    freq = h.mean(0)
+    # the Gumbel-max trick: argmax of logits + Gumbel noise is a sample of softmax(logits)
+    assert np.all(np.abs(freq - p) < 4 * np.sqrt(p * (1 - p) / n)), (freq, p)
+    soft = nn.functional.gumbel_softmax(ember.tensor(np.tile(logits, (n, 1))), tau=0.5)
+    s = soft.detach().numpy()
+    np.testing.assert_allclose(s.sum(1), 1.0, rtol=1e-6)
+    assert np.all(s > 0)

@@ -19,7 +19,7 @@ MODULE_FILES = ["activation", "adaptive", "batchnorm", "channelshuffle", "contai
 
 # classes of torch.nn.modules.* that this part does not provide yet (the fractional
 # pools are in the issue's nn leftovers; LinearCrossEntropyLoss with its functional form)
-NOT_YET = {"FractionalMaxPool2d", "FractionalMaxPool3d", "LinearCrossEntropyLoss"}
+NOT_YET = {"LinearCrossEntropyLoss"}
 
 
 def _np(t):
@@ -513,3 +513,113 @@ def test_sparse_adam_on_dense_gradients_raises_like_torch():
         (w * 2).sum().backward()
         with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients"):
             opt.step()
+
+
+# ---------------------------------------------------------------------------
+# F.fractional_max_pool2d/3d, F.conv_tbc, F.gumbel_softmax
+
+@pytest.mark.parametrize(("nd", "shape", "kernel", "out"), [
+    (2, (2, 3, 9, 11), 2, (4, 5)), (2, (2, 3, 9, 11), (3, 2), 3), (2, (3, 10, 10), 3, 5),
+    (3, (1, 2, 7, 6, 8), 2, (3, 3, 4)), (3, (2, 6, 5, 7), (2, 3, 2), 2)])
+def test_fractional_max_pool_like_torch(nd, shape, kernel, out):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[::7] = x.reshape(-1)[3]  # ties: the first maximum wins in both
+    n = 1 if len(shape) == nd + 1 else shape[0]
+    s = rng.random((n, shape[-nd - 1], nd)).astype(np.float32)
+    tx = torch.tensor(x, requires_grad=True)
+    ex = ember.tensor(x, requires_grad=True)
+    to, ti = getattr(torch.nn.functional, f"fractional_max_pool{nd}d")(
+        tx, kernel, output_size=out, return_indices=True, _random_samples=torch.tensor(s))
+    eo, ei = getattr(ember.nn.functional, f"fractional_max_pool{nd}d")(
+        ex, kernel, output_size=out, return_indices=True, _random_samples=ember.tensor(s))
+    np.testing.assert_array_equal(_np(eo), _np(to))
+    np.testing.assert_array_equal(_np(ei), _np(ti))
+    g = rng.standard_normal(to.shape).astype(np.float32)
+    to.backward(torch.tensor(g))
+    eo.backward(ember.tensor(g))
+    np.testing.assert_allclose(_np(ex.grad), _np(tx.grad), rtol=1e-6)
+    # the module, with a ratio and its samples as a buffer
+    cls = f"FractionalMaxPool{nd}d"
+    tm = getattr(torch.nn, cls)(kernel, output_ratio=0.5, _random_samples=torch.tensor(s))
+    em = getattr(ember.nn, cls)(kernel, output_ratio=0.5, _random_samples=ember.tensor(s))
+    np.testing.assert_array_equal(_np(em(ember.tensor(x))), _np(tm(torch.tensor(x))))
+    assert list(em.state_dict()) == list(tm.state_dict()) == ["_random_samples"]
+
+
+def test_fractional_max_pool_errors_like_torch():
+    x = np.zeros((2, 3, 7, 7), np.float32)
+    cases = [({"kernel_size": 3}, ValueError),
+             ({"kernel_size": 6, "output_size": 4}, RuntimeError),
+             ({"kernel_size": 2, "output_size": 3, "_random_samples": np.zeros((2, 3, 3))},
+              RuntimeError),
+             ({"kernel_size": 2, "output_size": (3, 3, 3)}, RuntimeError)]
+    for kw, err in cases:
+        tkw = {k: torch.tensor(v, dtype=torch.float32) if isinstance(v, np.ndarray) else v
+               for k, v in kw.items()}
+        ekw = {k: ember.tensor(v, dtype=ember.float32) if isinstance(v, np.ndarray) else v
+               for k, v in kw.items()}
+        with pytest.raises(err) as te:
+            torch.nn.functional.fractional_max_pool2d(torch.tensor(x), **tkw)
+        with pytest.raises(err) as ee:
+            ember.nn.functional.fractional_max_pool2d(ember.tensor(x), **ekw)
+        assert str(ee.value) == str(te.value)
+    for lib in (torch, ember):
+        with pytest.raises(ValueError, match="output_ratio must be between 0 and 1"):
+            lib.nn.FractionalMaxPool2d(2, output_ratio=1.5)
+        with pytest.raises(ValueError, match="only one of output_size and output_ratio"):
+            lib.nn.FractionalMaxPool3d(2, output_size=2, output_ratio=0.5)
+
+
+@pytest.mark.parametrize("pad", [0, 1, 3])
+def test_conv_tbc_like_torch(pad):
+    rng = np.random.default_rng(pad)
+    arrays = [rng.standard_normal(s) for s in ((7, 2, 3), (3, 3, 4), (4,))]
+    tt = [torch.tensor(a, requires_grad=True) for a in arrays]
+    et = [ember.tensor(a, requires_grad=True) for a in arrays]
+    t = torch.nn.functional.conv_tbc(*tt, pad)
+    e = ember.nn.functional.conv_tbc(*et, pad)
+    np.testing.assert_allclose(_np(e), _np(t), rtol=1e-12, atol=1e-12)
+    t.square().sum().backward()
+    e.square().sum().backward()
+    for a, b in zip(et, tt, strict=True):
+        np.testing.assert_allclose(_np(a.grad), _np(b.grad), rtol=1e-10, atol=1e-12)
+    bad = [(np.zeros((5, 2)), np.zeros((2, 3, 4)), np.zeros(4)),
+           (np.zeros((5, 2, 3)), np.zeros((2, 3)), np.zeros(4)),
+           (np.zeros((5, 2, 3)), np.zeros((2, 4, 4)), np.zeros(4)),
+           (np.zeros((5, 2, 3)), np.zeros((2, 3, 4)), np.zeros(5)),
+           (np.zeros((5, 2, 3)), np.zeros((2, 3, 4)), np.zeros((4, 1)))]
+    for args in bad:
+        with pytest.raises(RuntimeError) as te:
+            torch.nn.functional.conv_tbc(*map(torch.tensor, args))
+        with pytest.raises(RuntimeError) as ee:
+            ember.nn.functional.conv_tbc(*map(ember.tensor, args))
+        assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize(("hard", "tau", "dim"), [(False, 1.0, -1), (True, 0.5, -1),
+                                                  (False, 2.0, 0), (True, 1.0, 1)])
+def test_gumbel_softmax_with_fixed_noise_like_torch(monkeypatch, hard, tau, dim):
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((4, 6))
+    noise = rng.exponential(size=(4, 6))
+
+    def fill(lib):
+        def exponential_(self, lambd=1.0, *, generator=None):
+            self.copy_(lib.tensor(noise, dtype=self.dtype))
+            return self
+        return exponential_
+
+    monkeypatch.setattr(torch.Tensor, "exponential_", fill(torch))
+    monkeypatch.setattr(ember.Tensor, "exponential_", fill(ember))
+    tl = torch.tensor(logits, requires_grad=True)
+    el = ember.tensor(logits, requires_grad=True)
+    t = torch.nn.functional.gumbel_softmax(tl, tau=tau, hard=hard, dim=dim)
+    e = ember.nn.functional.gumbel_softmax(el, tau=tau, hard=hard, dim=dim)
+    np.testing.assert_allclose(_np(e), _np(t), rtol=1e-12, atol=1e-12)
+    w = rng.standard_normal((4, 6))
+    (t * torch.tensor(w)).sum().backward()
+    (e * ember.tensor(w)).sum().backward()
+    np.testing.assert_allclose(_np(el.grad), _np(tl.grad), rtol=1e-10, atol=1e-12)
+    with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+        ember.nn.functional.gumbel_softmax(el, eps=1e-3)
