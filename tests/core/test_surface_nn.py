@@ -288,3 +288,14 @@ def test_gumbel_softmax_samples_the_softmax_distribution():
     s = soft.detach().numpy()
     np.testing.assert_allclose(s.sum(1), 1.0, rtol=1e-6)
     assert np.all(s > 0)
+
+
+def test_attention_can_use_fused_kernels_is_false():
+    from ember.nn import attention
+
+    q = ember.randn(1, 2, 4, 8)
+    p = attention.SDPAParams(q, q, q, None, 0.0, False, False)
+    assert p.dropout == 0.0 and p.query is q
+    assert attention.can_use_flash_attention(p) is False
+    with pytest.warns(UserWarning, match="no memory-efficient attention kernel"):
+        assert attention.can_use_efficient_attention(p, True) is False

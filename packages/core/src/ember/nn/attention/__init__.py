@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import enum
 import logging
+import warnings
 
-__all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS",
+__all__ = ["SDPBackend", "SDPAParams", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS",
+           "can_use_flash_attention", "can_use_efficient_attention",
            "register_flash_attention_impl", "activate_flash_attention_impl",
            "list_flash_attention_impls", "current_flash_attention_impl",
            "restore_flash_attention_impl"]
@@ -32,6 +34,47 @@ class SDPBackend(enum.IntEnum):
     EFFICIENT_ATTENTION = 2
     CUDNN_ATTENTION = 3
     OVERRIDEABLE = 4
+
+
+class SDPAParams:
+    """The arguments of one ``scaled_dot_product_attention`` call, for the
+    ``can_use_*`` checks.
+
+    Args:
+        query, key, value (Tensor): the attention's inputs.
+        attn_mask (Tensor or None): its mask.
+        dropout (float): its dropout probability.
+        is_causal (bool): whether it is causal.
+        enable_gqa (bool): whether grouped-query attention is enabled.
+    """
+
+    def __init__(self, query, key, value, attn_mask, dropout, is_causal, enable_gqa) -> None:
+        self.query, self.key, self.value = query, key, value
+        self.attn_mask = attn_mask
+        self.dropout = float(dropout)
+        self.is_causal = bool(is_causal)
+        self.enable_gqa = bool(enable_gqa)
+
+
+def _no_fused_kernel(kind, params, debug):
+    if not isinstance(params, SDPAParams):
+        raise TypeError(f"expected SDPAParams, got {type(params).__name__}")
+    if debug:
+        warnings.warn(f"ember has no {kind} kernel: scaled_dot_product_attention runs its "
+                      "math implementation", stacklevel=3)
+    return False
+
+
+def can_use_flash_attention(params, debug: bool = False) -> bool:
+    """Whether the flash-attention kernel can run these arguments: never in ember (it has
+    only the math implementation); with ``debug`` a warning says why."""
+    return _no_fused_kernel("flash attention", params, debug)
+
+
+def can_use_efficient_attention(params, debug: bool = False) -> bool:
+    """Whether the memory-efficient attention kernel can run these arguments: never in
+    ember; with ``debug`` a warning says why."""
+    return _no_fused_kernel("memory-efficient attention", params, debug)
 
 
 _ALL = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH,
