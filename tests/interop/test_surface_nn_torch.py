@@ -623,3 +623,38 @@ def test_gumbel_softmax_with_fixed_noise_like_torch(monkeypatch, hard, tau, dim)
     np.testing.assert_allclose(_np(el.grad), _np(tl.grad), rtol=1e-10, atol=1e-12)
     with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
         ember.nn.functional.gumbel_softmax(el, eps=1e-3)
+
+
+def test_swap_in_optimizer_params_and_state_like_torch():
+    results = {}
+    for lib in (torch, ember):
+        model = lib.nn.Linear(3, 2)
+        with lib.no_grad():
+            model.weight.copy_(lib.tensor(np.arange(6.0).reshape(2, 3) / 10))
+            model.bias.zero_()
+        opt = lib.optim.Adam(model.parameters(), lr=0.1)
+        model(lib.ones(1, 3)).sum().backward()
+        opt.step()
+        live = [_np(p).copy() for p in model.parameters()]
+        other = {n: lib.zeros_like(p).requires_grad_() for n, p in model.named_parameters()}
+        for p in other.values():
+            p.grad = lib.ones_like(p)
+        osd = opt.state_dict()
+        osd = {"state": {k: {kk: vv.clone() for kk, vv in v.items()}
+                         for k, v in osd["state"].items()},
+               "param_groups": [dict(g, lr=0.5) for g in osd["param_groups"]]}
+        with lib.optim.swap_in_optimizer_params_and_state(opt, other, osd):
+            assert opt.param_groups[0]["lr"] == 0.5
+            opt.step()
+        assert opt.param_groups[0]["lr"] == 0.1
+        for p, want in zip(model.parameters(), live, strict=True):
+            np.testing.assert_array_equal(_np(p), want)  # the live ones are untouched
+        results[lib.__name__] = ([_np(p) for p in other.values()],
+                                 _np(osd["state"][0]["exp_avg"]))
+        with pytest.raises(RuntimeError, match="different number of parameter groups"):
+            with lib.optim.swap_in_optimizer_params_and_state(opt, other, {
+                    "state": {}, "param_groups": []}):
+                pass
+    for a, b in zip(results["ember"][0], results["torch"][0], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    np.testing.assert_allclose(results["ember"][1], results["torch"][1], rtol=1e-6)
