@@ -40,6 +40,15 @@ def test_lazy_modules_pickle_and_deepcopy():
     back = pickle.loads(pickle.dumps(m))
     assert type(back[0]) is nn.Conv2d and back[0].in_channels == 3
     np.testing.assert_array_equal(back[0].weight.detach().numpy(), m[0].weight.detach().numpy())
+    # a whole model through ember.save / ember.load (the classes by their module paths)
+    import io
+
+    buf = io.BytesIO()
+    ember.save(m, buf)
+    buf.seek(0)
+    loaded = ember.load(buf, weights_only=False)
+    assert type(loaded[1]) is nn.BatchNorm2d
+    np.testing.assert_array_equal(loaded[1].running_var.numpy(), m[1].running_var.numpy())
 
 
 def test_lazy_errors():

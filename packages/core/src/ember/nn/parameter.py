@@ -192,3 +192,8 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
         pass
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        super().materialize(shape, device, dtype)
+        # ``persistent`` served the registration; a plain tensor carries no attributes
+        self.__dict__.pop("persistent", None)
