@@ -125,3 +125,31 @@ OPS.append(OpInfo("conv_tbc", F.conv_tbc, _conv_tbc_samples, ref=_conv_tbc_ref,
                   dtypes=(np.float32, np.float64), torch_op=_F("conv_tbc")))
 OPS.append(OpInfo("gumbel_softmax_seeded", _seeded_gumbel, _gumbel_samples,
                   dtypes=(np.float32, np.float64)))
+
+
+def _linear_ce_ref(x, w, target, linear_bias=None, reduction="mean"):
+    logits = x @ w.reshape(w.shape[0] * int(np.prod(w.shape[1:-1])), w.shape[-1]).T
+    if linear_bias is not None:
+        logits = logits + linear_bias.reshape(-1)
+    logits = logits.reshape((x.shape[0],) + w.shape[:-1])
+    m = logits.max(axis=1, keepdims=True)
+    logp = logits - m - np.log(np.exp(logits - m).sum(axis=1, keepdims=True))
+    picked = -np.take_along_axis(logp, target[:, None], axis=1)[:, 0]
+    return picked.mean() if reduction == "mean" else picked.sum() if reduction == "sum" \
+        else picked
+
+
+def _linear_ce_samples(dtype, rng):
+    yield SampleInput(arr(rng, (4, 5), dtype), (arr(rng, (6, 5), dtype),
+                                                rng.integers(0, 6, 4)))
+    yield SampleInput(arr(rng, (3, 4), dtype), (arr(rng, (5, 4), dtype),
+                                                rng.integers(0, 5, 3)),
+                      {"linear_bias": arr(rng, (5,), dtype), "reduction": "sum"})
+    yield SampleInput(arr(rng, (2, 3), dtype), (arr(rng, (4, 2, 3), dtype),
+                                                rng.integers(0, 4, (2, 2))),
+                      {"reduction": "none"})
+
+
+OPS.append(OpInfo("linear_cross_entropy", F.linear_cross_entropy, _linear_ce_samples,
+                  ref=_linear_ce_ref, dtypes=(np.float32, np.float64),
+                  torch_op=_F("linear_cross_entropy")))
