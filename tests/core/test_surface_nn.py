@@ -308,3 +308,20 @@ def test_attention_can_use_fused_kernels_is_false():
     assert attention.can_use_flash_attention(p) is False
     with pytest.warns(UserWarning, match="no memory-efficient attention kernel"):
         assert attention.can_use_efficient_attention(p, True) is False
+
+
+def test_nn_grad_adjoint_identities():
+    # <conv(x, w), g> = <x, conv_input(g)> = <w, conv_weight(g)>: the convolution is
+    # linear in each argument
+    rng = np.random.default_rng(0)
+    x = ember.tensor(rng.standard_normal((2, 3, 9, 8)))
+    w = ember.tensor(rng.standard_normal((4, 3, 3, 2)))
+    out = nn.functional.conv2d(x, w, stride=2, padding=1)
+    g = ember.tensor(rng.standard_normal(tuple(out.shape)))
+    lhs = float((out * g).sum())
+    gi = nn.grad.conv2d_input(x.shape, w, g, stride=2, padding=1)
+    gw = nn.grad.conv2d_weight(x, w.shape, g, stride=2, padding=1)
+    np.testing.assert_allclose(float((x * gi).sum()), lhs, rtol=1e-10)
+    np.testing.assert_allclose(float((w * gw).sum()), lhs, rtol=1e-10)
+    with pytest.raises(RuntimeError, match="grad_output has shape"):
+        nn.grad.conv2d_input(x.shape, w, g[:, :, :2])

@@ -715,3 +715,24 @@ def test_linear_cross_entropy_errors_like_torch():
     o = ember.nn.LinearCrossEntropyOptions()
     with pytest.raises(AttributeError):
         o.acc_policy = "compact"  # frozen, as PyTorch's
+
+
+@pytest.mark.parametrize(("nd", "kwargs"), [(1, {}), (2, {"stride": 2, "padding": 1}),
+                                            (2, {"dilation": 2, "groups": 2}),
+                                            (3, {"stride": (1, 2, 1)})])
+def test_nn_grad_like_torch(nd, kwargs):
+    rng = np.random.default_rng(nd)
+    x = rng.standard_normal((2, 4) + (7,) * nd)
+    w = rng.standard_normal((6, 4 // kwargs.get("groups", 1)) + (3,) * nd)
+    conv = getattr(torch.nn.functional, f"conv{nd}d")
+    go = rng.standard_normal(conv(torch.tensor(x), torch.tensor(w), **kwargs).shape)
+    for kind, args_t, args_e in (
+            ("input", (x.shape, torch.tensor(w), torch.tensor(go)),
+             (x.shape, ember.tensor(w), ember.tensor(go))),
+            ("weight", (torch.tensor(x), w.shape, torch.tensor(go)),
+             (ember.tensor(x), w.shape, ember.tensor(go)))):
+        t = getattr(torch.nn.grad, f"conv{nd}d_{kind}")(*args_t, **kwargs)
+        e = getattr(ember.nn.grad, f"conv{nd}d_{kind}")(*args_e, **kwargs)
+        np.testing.assert_allclose(_np(e), _np(t), rtol=1e-10, atol=1e-10)
+    assert inspect.signature(ember.nn.grad.conv2d_weight) == \
+        inspect.signature(torch.nn.grad.conv2d_weight)
