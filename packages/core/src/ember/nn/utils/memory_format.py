@@ -7,8 +7,10 @@ __all__ = ["convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_
 
 
 def _layout_name(memory_format) -> str:
-    # ember.channels_last and friends, or PyTorch's objects (their str is torch.<name>)
-    name = str(memory_format).rsplit(".", 1)[-1]
+    # ember.channels_last and friends (their .name), or PyTorch's (their str is torch.<name>)
+    name = getattr(memory_format, "name", None)
+    if not isinstance(name, str):
+        name = str(memory_format).rsplit(".", 1)[-1]
     if name not in ("contiguous_format", "preserve_format", "channels_last",
                     "channels_last_3d"):
         raise TypeError(f"expected a memory format (contiguous_format, channels_last, "
