@@ -43,7 +43,7 @@ static inline double ember_expd(double x) { return exp(x); }
 
 #define EMBER_DEFINE(T, S, EXP)                                                              \
 EMBER_CLONES static double ember_sum_##S(const T *x, Py_ssize_t n) {                     \
-    T acc[EMBER_LANES] = {0};                                                                \
+    double acc[EMBER_LANES] = {0};                                                           \
     Py_ssize_t i = 0, j;                                                                     \
     for (; i + EMBER_LANES <= n; i += EMBER_LANES)                                           \
         for (j = 0; j < EMBER_LANES; j++) acc[j] += x[i + j];                                \
@@ -53,11 +53,11 @@ EMBER_CLONES static double ember_sum_##S(const T *x, Py_ssize_t n) {            
     return s;                                                                                \
 }                                                                                            \
 EMBER_CLONES static double ember_sqdev_##S(const T *x, Py_ssize_t n, T mean) {           \
-    T acc[EMBER_LANES] = {0};                                                                \
+    double acc[EMBER_LANES] = {0};                                                           \
     Py_ssize_t i = 0, j;                                                                     \
     for (; i + EMBER_LANES <= n; i += EMBER_LANES)                                           \
         for (j = 0; j < EMBER_LANES; j++) {                                                  \
-            T d = x[i + j] - mean;                                                           \
+            double d = (double)x[i + j] - (double)mean;                                      \
             acc[j] += d * d;                                                                 \
         }                                                                                    \
     double s = 0;                                                                            \

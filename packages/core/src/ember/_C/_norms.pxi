@@ -10,10 +10,12 @@ cdef void _batch_norm_fwd(const floating_t[:, :, ::1] x, const floating_t[::1] w
                           bint has_weight, const floating_t[::1] bias, bint has_bias,
                           const floating_t[::1] mean_in, const floating_t[::1] var_in,
                           bint training, double eps, floating_t[:, :, ::1] y,
-                          floating_t[::1] mean_out, floating_t[::1] var_out,
+                          floating_t[::1] mean_out, double[::1] var_out,
                           floating_t[::1] invstd_out) noexcept nogil:
-    # Training: two passes over a channel (its mean, then the squared deviations: as
-    # exact as PyTorch's), then the normalization while the channel is in cache.
+    # Training: two passes over a channel (its mean, then the squared deviations, both
+    # summed in double: as exact as PyTorch's), then the normalization while the channel
+    # is in cache. The variance stays in double for the running statistics' update (one
+    # rounding to the buffer's dtype, as PyTorch).
     cdef Py_ssize_t N = x.shape[0], C = x.shape[1], S = x.shape[2]
     cdef Py_ssize_t n, c
     cdef double acc, mean, var, invstd, scale, shift
@@ -29,7 +31,7 @@ cdef void _batch_norm_fwd(const floating_t[:, :, ::1] x, const floating_t[::1] w
                 acc = acc + _sqdev(&x[n, c, 0], S, <floating_t>mean)
             var = acc / count
             mean_out[c] = <floating_t>mean
-            var_out[c] = <floating_t>var
+            var_out[c] = var
         else:
             mean = mean_in[c]
             var = var_in[c]
@@ -47,7 +49,7 @@ cdef void _batch_norm_fwd_rows(const floating_t[:, ::1] x, const floating_t[::1]
                                bint has_weight, const floating_t[::1] bias, bint has_bias,
                                const floating_t[::1] mean_in, const floating_t[::1] var_in,
                                bint training, double eps, floating_t[:, ::1] y,
-                               floating_t[::1] mean_out, floating_t[::1] var_out,
+                               floating_t[::1] mean_out, double[::1] var_out,
                                floating_t[::1] invstd_out, floating_t[::1] scale,
                                floating_t[::1] shift, double[::1] tmp) noexcept nogil:
     # (N, C) input: column statistics over tiles of TILE columns, each summed down the
@@ -64,7 +66,7 @@ cdef void _batch_norm_fwd_rows(const floating_t[:, ::1] x, const floating_t[::1]
                 mean_out[j] = <floating_t>(tmp[j] / N)
             _tsqdev(&x[0, t * TILE], N, C, &mean_out[t * TILE], &tmp[t * TILE])
             for j in range(t * TILE, (t + 1) * TILE):
-                var_out[j] = <floating_t>(tmp[j] / N)
+                var_out[j] = tmp[j] / N
         for c in range(ntiles * TILE, C):
             acc = 0.0
             for i in range(N):
@@ -74,7 +76,7 @@ cdef void _batch_norm_fwd_rows(const floating_t[:, ::1] x, const floating_t[::1]
             for i in range(N):
                 d = x[i, c] - mean_out[c]
                 acc = acc + d * d
-            var_out[c] = <floating_t>(acc / N)
+            var_out[c] = acc / N
     for c in range(C):
         mean = mean_out[c] if training else mean_in[c]
         var = var_out[c] if training else var_in[c]
@@ -165,7 +167,8 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, bint training
 
     Training: the batch's statistics; evaluation: ``running_mean``/``running_var``
     (both (C,)). Returns ``(y, mean, var, invstd)``: in evaluation mean and var are
-    the running ones given; var is the biased batch variance in training.
+    the running ones given; var is the biased batch variance in training, in float64
+    whatever the input's dtype (for the running statistics' update).
     """
     fn = "batch_norm_forward"
     _check_input(fn, x, 3)
@@ -173,13 +176,17 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, bint training
     dt = x.dtype
     w = _optional(fn, "weight", weight, dt, C)
     b = _optional(fn, "bias", bias, dt, C)
+    # the batch variance in double (the running update rounds it once)
+    var_out = np.empty(C, dtype=np.float64)
     if training:
         mean = np.empty(C, dtype=dt)
-        var = np.empty(C, dtype=dt)
+        var = var_out
+        var_in = mean  # not read in training
     else:
         _check_array(fn, "running_mean", running_mean, dt, (C,))
         _check_array(fn, "running_var", running_var, dt, (C,))
         mean, var = running_mean, running_var
+        var_in = var
     invstd = np.empty(C, dtype=dt)
     y = np.empty_like(x)
     if S == 1 and N > 1:
@@ -189,18 +196,18 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, bint training
         x2, y2 = x.reshape(N, C), y.reshape(N, C)
         if dt == np.float32:
             _batch_norm_fwd_rows[float](x2, w, weight is not None, b, bias is not None, mean,
-                                        var, training, eps, y2, mean, var, invstd, scale,
-                                        shift, tmp)
+                                        var_in, training, eps, y2, mean, var_out, invstd,
+                                        scale, shift, tmp)
         else:
             _batch_norm_fwd_rows[double](x2, w, weight is not None, b, bias is not None, mean,
-                                         var, training, eps, y2, mean, var, invstd, scale,
-                                         shift, tmp)
+                                         var_in, training, eps, y2, mean, var_out, invstd,
+                                         scale, shift, tmp)
     elif dt == np.float32:
-        _batch_norm_fwd[float](x, w, weight is not None, b, bias is not None, mean, var,
-                               training, eps, y, mean, var, invstd)
+        _batch_norm_fwd[float](x, w, weight is not None, b, bias is not None, mean, var_in,
+                               training, eps, y, mean, var_out, invstd)
     else:
-        _batch_norm_fwd[double](x, w, weight is not None, b, bias is not None, mean, var,
-                                training, eps, y, mean, var, invstd)
+        _batch_norm_fwd[double](x, w, weight is not None, b, bias is not None, mean, var_in,
+                                training, eps, y, mean, var_out, invstd)
     return y, mean, var, invstd
 
 

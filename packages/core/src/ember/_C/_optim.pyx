@@ -174,13 +174,16 @@ def sgd(param, grad, momentum_buffer, double lr, double weight_decay, double mom
 @cython.wraparound(False)
 cdef void _adam(floating_t[::1] p, const floating_t[::1] g, floating_t[::1] m,
                 floating_t[::1] v, floating_t[::1] vmax, bint amsgrad,
-                floating_t beta1, floating_t beta2, floating_t eps,
+                double beta1_d, double beta2_d, floating_t eps,
                 floating_t weight_decay, floating_t decay_factor, bint decoupled,
                 floating_t step_size, floating_t bias_correction2_sqrt,
                 bint maximize) noexcept nogil:
     cdef Py_ssize_t i, n = p.shape[0]
     cdef floating_t d, mi, vi, x
-    cdef floating_t w1 = 1 - beta1, w2 = 1 - beta2
+    # the averaging weights as PyTorch forms them: 1 - beta in double, then rounded (1 - a
+    # float32 beta loses the weight's digits: 1 - 0.999f is 1.0000467e-3)
+    cdef floating_t beta2 = <floating_t>beta2_d
+    cdef floating_t w1 = <floating_t>(1 - beta1_d), w2 = <floating_t>(1 - beta2_d)
     cdef bint small = _abs(w1) < 0.5
     cdef bint l2 = weight_decay != 0 and not decoupled
     cdef bint scale = weight_decay != 0 and decoupled
@@ -237,11 +240,14 @@ def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, double beta1, double 
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef void _adamax(floating_t[::1] p, const floating_t[::1] g, floating_t[::1] m,
-                  floating_t[::1] u, floating_t beta1, floating_t beta2, floating_t eps,
+                  floating_t[::1] u, double beta1_d, double beta2_d, floating_t eps,
                   floating_t weight_decay, floating_t clr, bint maximize) noexcept nogil:
     cdef Py_ssize_t i, n = p.shape[0]
     cdef floating_t d, mi, ui, x
-    cdef floating_t w1 = 1 - beta1
+    # the averaging weights as PyTorch forms them: 1 - beta in double, then rounded (1 - a
+    # float32 beta loses the weight's digits: 1 - 0.999f is 1.0000467e-3)
+    cdef floating_t beta2 = <floating_t>beta2_d
+    cdef floating_t w1 = <floating_t>(1 - beta1_d)
     cdef bint small = _abs(w1) < 0.5
     cdef bint decay = weight_decay != 0
     for i in prange(n, schedule="static", use_threads_if=n >= PARALLEL_MIN):
@@ -274,13 +280,16 @@ def adamax(param, grad, exp_avg, exp_inf, double beta1, double beta2, double eps
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef void _nadam(floating_t[::1] p, const floating_t[::1] g, floating_t[::1] m,
-                 floating_t[::1] v, floating_t beta1, floating_t beta2, floating_t eps,
+                 floating_t[::1] v, double beta1_d, double beta2_d, floating_t eps,
                  floating_t weight_decay, floating_t decay_factor, bint decoupled,
                  floating_t bias_correction2, floating_t grad_coef, floating_t avg_coef,
                  bint maximize) noexcept nogil:
     cdef Py_ssize_t i, n = p.shape[0]
     cdef floating_t d, mi, vi, denom, x
-    cdef floating_t w1 = 1 - beta1, w2 = 1 - beta2
+    # the averaging weights as PyTorch forms them: 1 - beta in double, then rounded (1 - a
+    # float32 beta loses the weight's digits: 1 - 0.999f is 1.0000467e-3)
+    cdef floating_t beta2 = <floating_t>beta2_d
+    cdef floating_t w1 = <floating_t>(1 - beta1_d), w2 = <floating_t>(1 - beta2_d)
     cdef bint small = _abs(w1) < 0.5
     cdef bint l2 = weight_decay != 0 and not decoupled
     cdef bint scale = weight_decay != 0 and decoupled
@@ -322,14 +331,17 @@ def nadam(param, grad, exp_avg, exp_avg_sq, double beta1, double beta2, double e
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef void _radam(floating_t[::1] p, const floating_t[::1] g, floating_t[::1] m,
-                 floating_t[::1] v, floating_t beta1, floating_t beta2, floating_t eps,
+                 floating_t[::1] v, double beta1_d, double beta2_d, floating_t eps,
                  floating_t weight_decay, floating_t decay_factor, bint decoupled,
                  floating_t lr, floating_t bias_correction1,
                  floating_t bias_correction2_sqrt, bint rectify, floating_t rect,
                  bint maximize) noexcept nogil:
     cdef Py_ssize_t i, n = p.shape[0]
     cdef floating_t d, mi, vi, x, u
-    cdef floating_t w1 = 1 - beta1, w2 = 1 - beta2
+    # the averaging weights as PyTorch forms them: 1 - beta in double, then rounded (1 - a
+    # float32 beta loses the weight's digits: 1 - 0.999f is 1.0000467e-3)
+    cdef floating_t beta2 = <floating_t>beta2_d
+    cdef floating_t w1 = <floating_t>(1 - beta1_d), w2 = <floating_t>(1 - beta2_d)
     cdef bint small = _abs(w1) < 0.5
     cdef bint l2 = weight_decay != 0 and not decoupled
     cdef bint scale = weight_decay != 0 and decoupled
@@ -374,11 +386,14 @@ def radam(param, grad, exp_avg, exp_avg_sq, double beta1, double beta2, double e
 @cython.wraparound(False)
 cdef void _rmsprop(floating_t[::1] p, const floating_t[::1] g, floating_t[::1] sq,
                    floating_t[::1] gavg, bint centered, floating_t[::1] buf,
-                   floating_t lr, floating_t alpha, floating_t eps, floating_t weight_decay,
+                   floating_t lr, double alpha_d, floating_t eps, floating_t weight_decay,
                    floating_t momentum, bint maximize) noexcept nogil:
     cdef Py_ssize_t i, n = p.shape[0]
     cdef floating_t d, s, a, avg, b, x
-    cdef floating_t w = 1 - alpha
+    # the averaging weights as PyTorch forms them: 1 - beta in double, then rounded (1 - a
+    # float32 beta loses the weight's digits: 1 - 0.999f is 1.0000467e-3)
+    cdef floating_t alpha = <floating_t>alpha_d
+    cdef floating_t w = <floating_t>(1 - alpha_d)
     cdef bint small = _abs(w) < 0.5
     cdef bint decay = weight_decay != 0
     cdef bint threads = n >= PARALLEL_MIN
@@ -483,11 +498,14 @@ def adagrad(param, grad, state_sum, double clr, double eps, double weight_decay,
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef void _adadelta(floating_t[::1] p, const floating_t[::1] g, floating_t[::1] sq,
-                    floating_t[::1] acc, floating_t lr, floating_t rho, floating_t eps,
+                    floating_t[::1] acc, floating_t lr, double rho_d, floating_t eps,
                     floating_t weight_decay, bint maximize) noexcept nogil:
     cdef Py_ssize_t i, n = p.shape[0]
     cdef floating_t d, s, delta, x, a
-    cdef floating_t w = 1 - rho
+    # the averaging weights as PyTorch forms them: 1 - beta in double, then rounded (1 - a
+    # float32 beta loses the weight's digits: 1 - 0.999f is 1.0000467e-3)
+    cdef floating_t rho = <floating_t>rho_d
+    cdef floating_t w = <floating_t>(1 - rho_d)
     cdef bint decay = weight_decay != 0
     for i in prange(n, schedule="static", use_threads_if=n >= PARALLEL_MIN):
         x = p[i]

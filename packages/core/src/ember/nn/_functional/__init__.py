@@ -7,7 +7,7 @@ from ember._ops._registry import register_family
 
 _FAMILIES = ("activation", "linear", "dropout", "sparse", "padding", "conv", "pooling", "fold",
              "interpolate", "vision", "normalization", "loss", "distance", "misc",
-             "attention")
+             "attention", "fractional_pool")
 
 __all__: list = []
 for _name in _FAMILIES:

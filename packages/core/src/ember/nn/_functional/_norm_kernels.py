@@ -125,7 +125,7 @@ def _cross_entropy_backward(x, target, weight, ignore_index, label_smoothing, ls
 
 def batch_norm_forward(x, weight, bias, running_mean, running_var, training, eps):
     """``(y, mean, var, invstd)``: the batch's statistics per channel in training (var
-    biased), else the running ones given."""
+    biased, in float64), else the running ones given."""
     return _kernel("batch_norm_forward", x)(x, weight, bias, running_mean, running_var,
                                             training, eps)
 
@@ -135,12 +135,14 @@ def _batch_norm_forward(x, weight, bias, running_mean, running_var, training, ep
     xp = xp_of(x)
     xw = _wide(xp, x)
     if training:
-        mean = xw.mean(axis=(0, 2))
+        # two passes with float64 sums, as the compiled kernel (and PyTorch); the variance
+        # stays in float64 for the running statistics' update
+        mean = xw.mean(axis=(0, 2), dtype=xp.float64).astype(xw.dtype)
         d = xw - mean[None, :, None]
-        var = (d * d).mean(axis=(0, 2))
+        var = (d * d).mean(axis=(0, 2), dtype=xp.float64)
     else:
         mean, var = _wide(xp, running_mean), _wide(xp, running_var)
-    invstd = 1 / xp.sqrt(var + eps)
+    invstd = (1 / xp.sqrt(var + eps)).astype(xw.dtype, copy=False)
     scale = invstd if weight is None else invstd * weight
     shift = -mean * scale if bias is None else bias - mean * scale
     y = xw * scale[None, :, None] + shift[None, :, None]

@@ -38,7 +38,7 @@ __all__ = [
     "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "prelu", "rrelu",
     "rrelu_", "glu", "gelu", "logsigmoid", "hardshrink", "tanhshrink", "softsign", "softplus",
     "softmin", "softmax", "log_softmax", "softshrink", "tanh", "sigmoid", "hardsigmoid",
-    "silu", "mish", "hardswish", "normalize", "one_hot",
+    "silu", "mish", "hardswish", "normalize", "one_hot", "gumbel_softmax",
 ]
 
 def tanh(input):
@@ -870,3 +870,43 @@ _log_softmax_method.__op__ = "log_softmax"
 
 METHODS = {"softmax": _softmax_method, "log_softmax": _log_softmax_method,
            "hardshrink": hardshrink, "prelu": prelu}
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    r"""Samples from the Gumbel-Softmax distribution (`Jang et al., 2016
+    <https://arxiv.org/abs/1611.01144>`__; `Maddison et al., 2016
+    <https://arxiv.org/abs/1611.00712>`__), optionally discretized.
+
+    ``softmax((logits + g) / tau, dim)`` with ``g = -log(E)``, ``E ~ Exponential(1)``
+    i.i.d. (standard Gumbel noise), as PyTorch draws it. With ``hard`` the result is the
+    one-hot of its argmax in the forward pass and has the soft sample's gradient
+    (straight-through: ``y_hard - y_soft.detach() + y_soft``).
+
+    Args:
+        logits: ``[..., num_features]`` unnormalized log-probabilities.
+        tau: the non-negative temperature.
+        hard: return one-hot samples (differentiated as the soft ones).
+        eps: deprecated, has no effect (as in PyTorch).
+        dim: the dimension along which the softmax is taken. Default: -1.
+
+    Returns:
+        A tensor of ``logits``' shape: samples of the Gumbel-Softmax distribution (one-hot
+        with ``hard``).
+
+    Examples::
+
+        >>> logits = ember.randn(20, 32)
+        >>> F.gumbel_softmax(logits, tau=1, hard=True).sum(-1).unique()
+        tensor([1.])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    from ember._ops.creation import empty_like, zeros_like
+
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

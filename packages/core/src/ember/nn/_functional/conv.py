@@ -27,7 +27,7 @@ from ember._ops._util import TensorBase, apply, type_name, xp_of
 from ember.nn._functional import _kernels as K
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d"]
+           "conv_transpose3d", "conv_tbc"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -699,3 +699,38 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 3)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    r"""A 1-d convolution over a (time, batch, channels) sequence.
+
+    ``out[t] = bias + sum_k input[t + k - pad] @ weight[k]``: a cross-correlation as
+    :func:`conv1d`, with the layouts of fairseq's ``ConvTBC``.
+
+    Args:
+        input: :math:`(T, B, C_{in})`.
+        weight: :math:`(k, C_{in}, C_{out})`.
+        bias: :math:`(C_{out})`.
+        pad: zero padding at both ends of the time dim. Default: 0.
+
+    Returns:
+        :math:`(T + 2\,\text{pad} - k + 1, B, C_{out})`.
+
+    Examples::
+
+        >>> F.conv_tbc(ember.randn(10, 2, 3), ember.randn(3, 3, 4), ember.zeros(4), 1).shape
+        ember.Size([10, 2, 4])
+    """
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.size(2) != weight.size(1):
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.size(2) != bias.size(0):
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)

@@ -15,7 +15,7 @@ import math
 from ember._C._core import Node, is_grad_enabled
 from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, wrap
 
-__all__ = ["linear", "bilinear"]
+__all__ = ["linear", "bilinear", "linear_cross_entropy"]
 
 
 class Linear(Node):
@@ -173,3 +173,71 @@ def bilinear(input1, input2, weight, bias=None):
     if bias is not None:
         y = y + bias
     return y.reshape(lead + (out_f,))
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    r"""The cross-entropy of a linear layer's output: ``cross_entropy(linear(input,
+    linear_weight, linear_bias), target, ...)``.
+
+    ``linear_weight`` is :math:`(C, d_1, ..., d_K, \text{in})` for a K-dimensional loss
+    (logits :math:`(N, C, d_1, ..., d_K)`). PyTorch can run it in batch chunks
+    (``options``), which saves memory; ember computes the reference form (``options`` are
+    validated and accepted, the numbers are the same up to rounding).
+
+    Args:
+        input: :math:`(N, \text{in})` or :math:`(\text{in})`.
+        linear_weight: :math:`(C, \text{in})` or :math:`(C, d_1, ..., d_K, \text{in})`.
+        target: class indices, or class probabilities of the logits' shape.
+        linear_bias: :math:`(C)` or :math:`(C, d_1, ..., d_K)`. Default: None.
+        weight, reduction, label_smoothing: as :func:`cross_entropy`.
+        ignore_index: as :func:`cross_entropy` (None: -100; it must be None for
+            probability targets).
+        options (LinearCrossEntropyOptions, optional): chunking settings.
+
+    Examples::
+
+        >>> x, w = ember.randn(4, 8), ember.randn(10, 8)
+        >>> F.linear_cross_entropy(x, w, ember.tensor([1, 0, 9, 3])).shape
+        ember.Size([])
+    """
+    import math as _math
+
+    from ember.nn._functional.loss import cross_entropy
+
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), got "
+            f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
+    logits_shape = (*batches, num_classes, *out_features)
+    probabilities = tuple(target.shape) == logits_shape
+    if probabilities and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if out_features:
+        n = _math.prod(out_features) * num_classes
+        linear_weight = linear_weight.reshape(n, in_features)
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(n)
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)

@@ -103,3 +103,13 @@ from ember.nn.modules.transformer import *  # noqa: E402, F403
 from ember.nn.modules.transformer import __all__ as _transformer_all  # noqa: E402
 
 __all__ += _transformer_all
+
+from ember.nn.modules.adaptive import *  # noqa: E402, F403
+from ember.nn.modules.adaptive import __all__ as _adaptive_all  # noqa: E402
+
+__all__ += _adaptive_all
+
+from ember.nn.modules import lazy, utils  # noqa: E402, F401
+from ember.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+
+__all__ += ["LinearCrossEntropyOptions"]

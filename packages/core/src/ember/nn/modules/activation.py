@@ -490,3 +490,13 @@ class LogSoftmax(_SoftmaxBase):
     """
 
     _fn = staticmethod(F.log_softmax)
+
+
+def __getattr__(name):
+    # PyTorch defines MultiheadAttention in this module; ember next to the Transformer
+    # (imported on first use here: the transformer module is built on these layers)
+    if name == "MultiheadAttention":
+        from ember.nn.modules.transformer import MultiheadAttention
+
+        return MultiheadAttention
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

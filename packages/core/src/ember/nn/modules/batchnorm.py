@@ -1,4 +1,4 @@
-"""Batch normalization layers: BatchNorm1d, BatchNorm2d, BatchNorm3d."""
+"""Batch normalization layers: BatchNorm1d/2d/3d, their lazy forms and SyncBatchNorm."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ from ember._dtype import int64
 from ember._ops.creation import empty, ones, tensor, zeros
 from ember.autograd.grad_mode import no_grad
 from ember.nn import functional as F
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -168,3 +170,186 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+# ---------------------------------------------------------------------------
+# the lazy forms: num_features from the first input
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """``num_features`` from the first input's dim 1; the parameters and running
+    statistics materialized then and reset as the regular layer's."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # affine and track_running_stats False here: the placeholders below stand in
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(**factory_kwargs)
+            if bias:
+                self.bias = UninitializedParameter(**factory_kwargs)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(**factory_kwargs)
+            self.running_var = UninitializedBuffer(**factory_kwargs)
+            self.num_batches_tracked = tensor(0, dtype=int64, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        """``num_features = input.shape[1]``; materialize and reset."""
+        if not self.has_uninitialized_params():
+            if self.num_features == 0:
+                # loaded from a state_dict before the first call (PyTorch 2.13 leaves
+                # num_features at 0 there)
+                self.num_features = input.shape[1]
+            return
+        self.num_features = input.shape[1]
+        with no_grad():
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm1d` whose ``num_features`` is taken from its first input
+    (``input.shape[1]``); it then becomes a ``BatchNorm1d``.
+
+    Args:
+        eps, momentum, affine, track_running_stats: as :class:`BatchNorm1d`.
+    """
+
+    cls_to_become = BatchNorm1d
+
+    def _check_input_dim(self, input):
+        BatchNorm1d._check_input_dim(self, input)
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm2d` whose ``num_features`` is taken from its first input
+    (``input.shape[1]``); it then becomes a ``BatchNorm2d``.
+
+    Args:
+        eps, momentum, affine, track_running_stats: as :class:`BatchNorm2d`.
+    """
+
+    cls_to_become = BatchNorm2d
+
+    def _check_input_dim(self, input):
+        BatchNorm2d._check_input_dim(self, input)
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm3d` whose ``num_features`` is taken from its first input
+    (``input.shape[1]``); it then becomes a ``BatchNorm3d``.
+
+    Args:
+        eps, momentum, affine, track_running_stats: as :class:`BatchNorm3d`.
+    """
+
+    cls_to_become = BatchNorm3d
+
+    def _check_input_dim(self, input):
+        BatchNorm3d._check_input_dim(self, input)
+
+
+# ---------------------------------------------------------------------------
+# SyncBatchNorm
+
+def _distributed_initialized() -> bool:
+    try:
+        from ember import distributed
+    except ImportError:
+        return False
+    return bool(distributed.is_available() and distributed.is_initialized())
+
+
+class SyncBatchNorm(_BatchNorm):
+    r"""Batch normalization whose statistics are taken over the whole batch of all the
+    processes of a process group (PyTorch's ``SyncBatchNorm``), on (N, C, *) input.
+
+    In one process (no initialized process group), and in evaluation, it is exactly
+    :class:`BatchNorm1d`/``2d``/``3d``. Synchronizing across processes needs
+    ``ember.distributed``, which ember does not have yet: a module given a
+    ``process_group``, or used in training while a process group is initialized, raises a
+    RuntimeError in its forward instead of normalizing over one process's part only.
+
+    Args:
+        num_features: C, the number of channels.
+        eps, momentum, affine, track_running_stats: as :class:`BatchNorm1d`.
+        process_group: the group whose processes share the statistics. Default: None
+            (the whole world).
+
+    Shape:
+        - Input: (N, C, *). Output: the same.
+
+    Examples::
+
+        >>> m = nn.SyncBatchNorm(4)
+        >>> m(ember.randn(8, 4, 5, 5)).shape
+        ember.Size([8, 4, 5, 5])
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        bn_training = self.training or (self.running_mean is None
+                                        and self.running_var is None)
+        if bn_training and self.training and (self.process_group is not None
+                                              or _distributed_initialized()):
+            raise RuntimeError(
+                "SyncBatchNorm: synchronizing the batch statistics across processes needs "
+                "ember.distributed, which is not available yet; use BatchNorm (each process "
+                "normalizing with its own batch) or train in one process")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Replace every ``BatchNorm*d`` in ``module`` by a :class:`SyncBatchNorm` sharing
+        its parameters and running statistics; returns the converted module (a new one
+        when ``module`` itself is a batch norm layer).
+
+        Args:
+            module (nn.Module): the module holding batch norm layers.
+            process_group (optional): the group of the synchronization. Default: the whole
+                world.
+        """
+        module_output = module
+        if isinstance(module, _BatchNorm):
+            module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                          module.affine, module.track_running_stats,
+                                          process_group, bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    module_output.weight = module.weight
+                    module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+            if hasattr(module, "qconfig"):
+                module_output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return module_output

@@ -14,7 +14,8 @@ from ember._C import _core
 from ember.nn.modules.module import Module, _addindent
 from ember.nn.parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict"]
 
 
 def _renumber(modules: dict) -> None:
@@ -32,6 +33,25 @@ def _abs_index(idx, size: int) -> int:
         raise IndexError(f"index {idx} is out of range")
     return idx + size if idx < 0 else idx
 
+
+
+class Container(Module):
+    """The ancestor of the containers, deprecated since PyTorch 0.4: a Module holding the
+    keyword arguments as submodules. Subclass :class:`Module` instead.
+
+    Args:
+        **kwargs: ``name=module`` pairs, added with ``add_module``.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        import warnings
+
+        warnings.warn("`nn.Container` is deprecated. All of it's functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 class Sequential(Module):
     r"""A sequential container: modules are called in the order they were given.

@@ -1,4 +1,4 @@
-"""Convolution layers: ``Conv1d/2d/3d`` and ``ConvTranspose1d/2d/3d``."""
+"""Convolution layers: ``Conv1d/2d/3d``, ``ConvTranspose1d/2d/3d`` and their lazy forms."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import collections.abc
 import math
 
 from ember.nn import functional as F
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Parameter, UninitializedParameter
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(n):
@@ -359,3 +361,124 @@ class ConvTranspose3d(_ConvTransposeNd):
     _nd = 3
     _tuple = staticmethod(_triple)
     _fn = staticmethod(F.conv_transpose3d)
+
+
+# ---------------------------------------------------------------------------
+# the lazy forms: in_channels from the first input
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """``in_channels`` from the first input (dim 1, or 0 unbatched), then the weight and
+    bias materialized and initialized as the regular layer does."""
+
+    def _lazy_placeholders(self, out_channels, bias, factory_kwargs):
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
+        """Materialize ``weight`` and ``bias`` for ``input``'s channels."""
+        if not self.has_uninitialized_params():
+            if self.in_channels == 0:
+                # loaded from a state_dict before the first call (PyTorch 2.13 leaves
+                # in_channels at 0 there; ember takes it from the input, as LazyLinear does)
+                self.in_channels = self._get_in_channels(input)
+            return
+        from ember.autograd.grad_mode import no_grad
+
+        self.in_channels = self._get_in_channels(input)
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        with no_grad():
+            if self.transposed:
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups,
+                                         *self.kernel_size))
+            else:
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups,
+                                         *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input) -> int:
+        nd = type(self).cls_to_become._nd
+        if input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(
+                f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == nd + 2 else input.shape[0]
+
+
+def _lazy_conv(regular):
+    class Lazy(_LazyConvXdMixin, regular):
+        cls_to_become = regular
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                     groups=1, bias=True, padding_mode="zeros", device=None,
+                     dtype=None) -> None:
+            factory_kwargs = {"device": device, "dtype": dtype}
+            # bias=False: the placeholders stand for the real parameters
+            super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                             padding_mode, **factory_kwargs)
+            self._lazy_placeholders(out_channels, bias, factory_kwargs)
+
+    return Lazy
+
+
+def _lazy_conv_transpose(regular):
+    class Lazy(_LazyConvXdMixin, regular):
+        cls_to_become = regular
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                     groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                     dtype=None) -> None:
+            factory_kwargs = {"device": device, "dtype": dtype}
+            super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups,
+                             False, dilation, padding_mode, **factory_kwargs)
+            self._lazy_placeholders(out_channels, bias, factory_kwargs)
+
+    return Lazy
+
+
+def _named(cls, name, doc):
+    cls.__name__ = cls.__qualname__ = name
+    cls.__doc__ = doc
+    return cls
+
+
+_LAZY_DOC = """A :class:`{regular}` whose ``in_channels`` is taken from its first input
+    (``input.shape[1]``, or ``input.shape[0]`` unbatched).
+
+    ``weight`` and ``bias`` are :class:`~ember.nn.parameter.UninitializedParameter` until
+    the first call, which materializes and initializes them as ``{regular}`` does; the
+    module then becomes a :class:`{regular}`. The arguments are ``{regular}``'s without
+    ``in_channels``.
+
+    Examples::
+
+        >>> m = nn.{name}(8, 3)
+        >>> y = m(ember.randn({shape}))
+        >>> type(m).__name__
+        '{regular}'
+    """
+
+_SHAPES = {1: "2, 4, 10", 2: "2, 4, 10, 10", 3: "2, 4, 6, 6, 6"}
+LazyConv1d = _named(_lazy_conv(Conv1d), "LazyConv1d", _LAZY_DOC.format(
+    regular="Conv1d", name="LazyConv1d", shape=_SHAPES[1]))
+LazyConv2d = _named(_lazy_conv(Conv2d), "LazyConv2d", _LAZY_DOC.format(
+    regular="Conv2d", name="LazyConv2d", shape=_SHAPES[2]))
+LazyConv3d = _named(_lazy_conv(Conv3d), "LazyConv3d", _LAZY_DOC.format(
+    regular="Conv3d", name="LazyConv3d", shape=_SHAPES[3]))
+LazyConvTranspose1d = _named(_lazy_conv_transpose(ConvTranspose1d), "LazyConvTranspose1d",
+                             _LAZY_DOC.format(regular="ConvTranspose1d",
+                                              name="LazyConvTranspose1d", shape=_SHAPES[1]))
+LazyConvTranspose2d = _named(_lazy_conv_transpose(ConvTranspose2d), "LazyConvTranspose2d",
+                             _LAZY_DOC.format(regular="ConvTranspose2d",
+                                              name="LazyConvTranspose2d", shape=_SHAPES[2]))
+LazyConvTranspose3d = _named(_lazy_conv_transpose(ConvTranspose3d), "LazyConvTranspose3d",
+                             _LAZY_DOC.format(regular="ConvTranspose3d",
+                                              name="LazyConvTranspose3d", shape=_SHAPES[3]))

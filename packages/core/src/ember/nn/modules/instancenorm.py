@@ -1,13 +1,14 @@
-"""Instance normalization layers: InstanceNorm1d, InstanceNorm2d, InstanceNorm3d."""
+"""Instance normalization layers: InstanceNorm1d/2d/3d and their lazy forms."""
 
 from __future__ import annotations
 
 import warnings
 
 from ember.nn import functional as F
-from ember.nn.modules.batchnorm import _NormBase
+from ember.nn.modules.batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -125,3 +126,43 @@ class InstanceNorm3d(_InstanceNorm):
     def _check_input_dim(self, input):
         if input.dim() not in (4, 5):
             raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
+class _ChannelsOnly:
+    """Stands for an input whose dim 1 has ``channels`` entries (for
+    ``_LazyNormBase.initialize_parameters``, which reads only that)."""
+
+    def __init__(self, channels):
+        self.shape = (None, channels)
+
+
+def _lazy_instance_norm(regular, name):
+    class Lazy(_LazyNormBase, _InstanceNorm):
+        cls_to_become = regular
+
+        def initialize_parameters(self, input) -> None:
+            """``num_features`` from the channel dim (1, or 0 for an unbatched input:
+            PyTorch 2.13 takes dim 1 there too, a spatial size, and then fails in forward);
+            materialize and reset."""
+            self._check_input_dim(input)
+            channels = input.shape[input.dim() - self._get_no_batch_dim()]
+            _LazyNormBase.initialize_parameters(self, _ChannelsOnly(channels))
+
+        _check_input_dim = regular._check_input_dim
+        _get_no_batch_dim = regular._get_no_batch_dim
+
+    Lazy.__name__ = Lazy.__qualname__ = name
+    Lazy.__doc__ = f"""A :class:`{regular.__name__}` whose ``num_features`` is taken from its
+    first input (its channel dim); it then becomes a ``{regular.__name__}``.
+
+    Args:
+        eps, momentum: as :class:`{regular.__name__}`.
+        affine, track_running_stats: as :class:`{regular.__name__}`, but True by default
+            (PyTorch's lazy instance norms take the lazy batch norms' defaults).
+    """
+    return Lazy
+
+
+LazyInstanceNorm1d = _lazy_instance_norm(InstanceNorm1d, "LazyInstanceNorm1d")
+LazyInstanceNorm2d = _lazy_instance_norm(InstanceNorm2d, "LazyInstanceNorm2d")
+LazyInstanceNorm3d = _lazy_instance_norm(InstanceNorm3d, "LazyInstanceNorm3d")

@@ -1,14 +1,15 @@
-"""``Identity``, ``Linear`` and ``Bilinear``."""
+"""``Identity``, ``Linear``, ``Bilinear`` and ``LazyLinear``."""
 
 from __future__ import annotations
 
 import math
 
 from ember.nn import functional as F
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
 
 # ---------------------------------------------------------------------------
@@ -145,6 +146,15 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` (the out-projection of ``MultiheadAttention``; PyTorch gives it its own
+    class so that dynamic quantization skips it)."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
+
+
 class Bilinear(Module):
     """``y = x1^T A x2 + b``.
 
@@ -190,3 +200,58 @@ class Bilinear(Module):
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A :class:`Linear` whose ``in_features`` is taken from its first input (``input.shape[-1]``).
+
+    ``weight`` and ``bias`` are :class:`~ember.nn.parameter.UninitializedParameter` until
+    the first call, which materializes and initializes them as ``Linear`` does; the module
+    then becomes a :class:`Linear`.
+
+    Args:
+        out_features: size of each output sample.
+        bias: if ``False``, the layer has no additive bias. Default: ``True``.
+
+    Examples::
+
+        >>> m = nn.LazyLinear(30)
+        >>> m(ember.randn(128, 20)).shape
+        ember.Size([128, 30])
+        >>> m
+        Linear(in_features=20, out_features=30, bias=True)
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # bias=False here: the placeholders below stand for the real parameters
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        """``in_features`` from ``input``'s last dimension; materialize and initialize."""
+        if self.has_uninitialized_params():
+            from ember.autograd.grad_mode import no_grad
+
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:
+            # loaded from a state_dict before the first call
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(
+                    f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                    f"in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]

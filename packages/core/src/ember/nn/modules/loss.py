@@ -7,11 +7,12 @@ from ember.nn._functional.loss import legacy_get_string
 from ember.nn.modules.module import Module
 
 __all__ = [
-    "L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss",
+    "L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss",
     "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss",
     "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
     "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
     "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
+    "LinearCrossEntropyLoss",
 ]
 
 
@@ -65,6 +66,20 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """:class:`NLLLoss` under its old name for (N, C, H, W) inputs (deprecated, as in
+    PyTorch: use ``NLLLoss``, which takes any number of dims)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean") -> None:
+        import warnings
+
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html#torch."
+                      "nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class PoissonNLLLoss(_Loss):
@@ -385,3 +400,58 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    r"""A linear layer and the cross-entropy of its output in one module:
+    :func:`~ember.nn.functional.linear_cross_entropy` with its own ``linear``
+    (:math:`\text{in\_features} \to C \cdot \prod \text{out\_features}`).
+
+    Args:
+        in_features (int): features of the input.
+        num_classes (int): C, the number of classes.
+        out_features (tuple of int): the extra dims of a K-dimensional loss. Default: ().
+        bias (bool): whether the linear layer has a bias. Default: False.
+        reduction, weight, label_smoothing: as :class:`CrossEntropyLoss`.
+        ignore_index (int or None): as :class:`CrossEntropyLoss` (None: -100).
+        options (LinearCrossEntropyOptions, optional): PyTorch's chunking settings
+            (accepted; ember computes the unchunked form).
+
+    Examples::
+
+        >>> loss = nn.LinearCrossEntropyLoss(8, 10)
+        >>> loss(ember.randn(4, 8), ember.tensor([1, 0, 9, 3])).shape
+        ember.Size([])
+    """
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None) -> None:
+        import math
+
+        from ember.nn.modules.linear import Linear
+
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError("expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features) * num_classes, bias=bias,
+                             device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        w = self.linear.weight.reshape((self.num_classes, *self.out_features,
+                                        self.linear.in_features))
+        b = self.linear.bias.reshape((self.num_classes, *self.out_features)) \
+            if self.linear.bias is not None else None
+        return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing,
+                                      options=self.options)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numbers
 
 from ember._ops.creation import empty
+from ember.autograd import Function
 from ember.autograd.grad_mode import no_grad
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 class LocalResponseNorm(Module):
@@ -48,6 +49,103 @@ def _shape_tuple(normalized_shape):
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (normalized_shape,)
     return tuple(normalized_shape)
+
+
+def _channel_window_sums(a, lo_pad, size):
+    """``out[:, c] = sum(a[:, c - lo_pad : c - lo_pad + size])`` (zero outside), by running
+    sums over the channels."""
+    from ember._ops.creation import tensor
+
+    C = a.size(1)
+    padded = F.pad(a, (0, 0, 0, 0, lo_pad + 1, size))
+    run = padded.cumsum(1)
+    idx = tensor(list(range(C)), device=a.device)
+    return run.index_select(1, idx + size) - run.index_select(1, idx)
+
+
+class _CrossMapLRN2dFunction(Function):
+    """PyTorch's ``CrossMapLRN2d``: its forward recurrence and its own backward (the
+    gradient of a centred window, which is not exactly the forward's), for the same
+    numbers both ways."""
+
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        if input.dim() != 4:
+            raise ValueError(
+                f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        from ember._ops.creation import tensor
+
+        C = input.size(1)
+        pre_pad = int((size - 1) / 2 + 1)
+        # s_c = P[min(c + pre_pad - 1, C - 1)] - (P[c - pre_pad] - P[0]) for c > pre_pad,
+        # P the running sum of the squares over the channels
+        prefix = (input * input).cumsum(1)
+        hi = tensor([min(c + pre_pad - 1, C - 1) for c in range(C)], device=input.device)
+        sums = prefix.index_select(1, hi)
+        if C > pre_pad + 1:
+            lo = tensor([c - pre_pad for c in range(pre_pad + 1, C)], device=input.device)
+            removed = prefix.index_select(1, lo) - prefix[:, :1]
+            sums = sums - F.pad(removed, (0, 0, 0, 0, pre_pad + 1, 0))
+        scale = sums * (alpha / size) + k
+        output = input * scale.pow(-beta)
+        ctx.save_for_backward(input, output, scale)
+        ctx.size, ctx.alpha, ctx.beta = size, alpha, beta
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        size = ctx.size
+        inverse_pre_pad = int(size - (size - 1) / 2)
+        ratio = grad_output * output / scale
+        # channel c gathers ratio[c' ] for c' in [c - inverse_pre_pad, c - inverse_pre_pad
+        # + size) (PyTorch's padded accumulation)
+        window = _channel_window_sums(ratio, inverse_pre_pad, size)
+        grad_input = scale.pow(-ctx.beta) * grad_output \
+            - (2 * ctx.alpha * ctx.beta / size) * input * window
+        return grad_input, None, None, None, None
+
+
+class CrossMapLRN2d(Module):
+    r"""Local response normalization across the channels of a 4-d input (N, C, H, W), in the
+    form of Lua Torch's ``SpatialCrossMapLRN`` that PyTorch keeps:
+    ``b_c = a_c * (k + alpha / size * s_c) ** -beta`` with ``s_c`` the sum of ``a^2`` over a
+    window of channels around ``c``.
+
+    The window is PyTorch's: its running update adds channel ``c + (size - 1) // 2`` and
+    removes channel ``c - (size - 1) // 2 - 1`` only once ``c`` is past the first window,
+    so channel 0 stays in the sums of the later channels (the exact recurrence of
+    ``torch.nn._functions.CrossMapLRN2d``, kept for the same numbers).
+
+    Args:
+        size: the number of channels in the window.
+        alpha: the multiplicative factor. Default: 1e-4.
+        beta: the exponent. Default: 0.75.
+        k: the additive factor. Default: 1.
+
+    Shape:
+        - Input: (N, C, H, W). Output: the same.
+
+    Examples::
+
+        >>> m = nn.CrossMapLRN2d(3)
+        >>> m(ember.randn(2, 5, 4, 4)).shape
+        ember.Size([2, 5, 4, 4])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
 class LayerNorm(Module):

@@ -10,7 +10,7 @@ __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
     "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptiveAvgPool1d",
-    "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
 
 
@@ -326,3 +326,72 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Applies a 3D adaptive average pooling; ``output_size`` is an int or (D, H, W)."""
 
     _fn = staticmethod(F.adaptive_avg_pool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _nd = 0
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None) -> None:
+        super().__init__()
+        t = _pair if self._nd == 2 else _triple
+        name = f"FractionalMaxPool{self._nd}d"
+        self.kernel_size = t(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = t(output_size) if output_size is not None else None
+        self.output_ratio = t(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a "
+                             "pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        fn = F.fractional_max_pool2d if self._nd == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                  self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    r"""Fractional max pooling over a 2-d input (`Graham, 2014
+    <https://arxiv.org/abs/1412.6071>`__): ``kernel_size`` windows at pseudo-random
+    positions whose count is the output size, placed as PyTorch places them.
+
+    Args:
+        kernel_size: the window size, ``k`` or ``(kH, kW)``.
+        output_size: the output size, ``oH x oW`` (an int for a square).
+        output_ratio: the output size as a fraction of the input's, in (0, 1).
+        return_indices: also return the indices of the maxima (for ``MaxUnpool2d``).
+        _random_samples: (N, C, 2) samples in [0, 1) fixing the windows (a buffer); new
+            ones are drawn at every call when None.
+
+    Shape:
+        - Input: (N, C, H_in, W_in) or (C, H_in, W_in). Output: (N, C, H_out, W_out) or
+          (C, H_out, W_out).
+
+    Examples::
+
+        >>> m = nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5))
+        >>> m(ember.randn(20, 16, 50, 32)).shape
+        ember.Size([20, 16, 25, 16])
+    """
+
+    _nd = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    r"""Fractional max pooling over a 3-d input (N, C, T, H, W) or (C, T, H, W); see
+    :class:`FractionalMaxPool2d` (here with triples; ``_random_samples`` is (N, C, 3)).
+
+    Examples::
+
+        >>> m = nn.FractionalMaxPool3d(3, output_size=(13, 12, 11))
+        >>> m(ember.randn(2, 4, 20, 16, 15)).shape
+        ember.Size([2, 4, 13, 12, 11])
+    """
+
+    _nd = 3

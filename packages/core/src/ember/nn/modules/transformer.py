@@ -19,7 +19,7 @@ from ember.nn import functional as F
 from ember.nn._functional.attention import _canonical_mask, _mha_forward, _none_or_dtype
 from ember.nn.modules.container import ModuleList
 from ember.nn.modules.dropout import Dropout
-from ember.nn.modules.linear import Linear
+from ember.nn.modules.linear import Linear, NonDynamicallyQuantizableLinear
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import LayerNorm
 from ember.nn.parameter import Parameter
@@ -32,15 +32,6 @@ def _empty(shape, factory_kwargs):
     from ember._ops.creation import empty
 
     return empty(shape, **factory_kwargs)
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A ``Linear`` (the out-projection of ``MultiheadAttention``; PyTorch gives it its own
-    class so that dynamic quantization skips it)."""
-
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
-        super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
 
 
 class MultiheadAttention(Module):

@@ -9,7 +9,7 @@ from ember.testing._opinfo.core import OpInfo, SampleInput
 # One module per family; each defines OPS, a list of OpInfo.
 _FAMILIES = ("elementwise", "reduction", "shape", "indexing", "linalg", "sort", "creation",
              "conversion", "linalg_ext", "spectral", "complex", "special", "nn_activation",
-             "nn_conv", "nn_norm", "nn_loss", "nn_misc")
+             "nn_conv", "nn_norm", "nn_loss", "nn_misc", "nn_extra")
 _FAMILIES += ("view_copy",)  # issue 15: view copies and scatters
 # the math ops that came with the public-surface work (issue 15)
 _FAMILIES += ("pointwise", "statistics", "calculus", "distance", "structure", "surface_misc")
