@@ -22,7 +22,7 @@ from ember._ops.shape import _writable
 
 __all__ = [
     "view_as_real", "view_as_complex", "real", "imag", "angle", "is_conj", "resolve_conj",
-    "conj_physical", "is_neg", "resolve_neg",
+    "conj_physical", "conj_physical_", "is_neg", "resolve_neg", "adjoint",
 ]
 
 
@@ -237,6 +237,27 @@ def resolve_neg(input):
     return input
 
 
+def adjoint(input):
+    """adjoint(input) -> Tensor
+
+    The conjugate transpose of the last two dims (``input.mT.conj()``); for a real tensor
+    the transposed view itself."""
+    _check("adjoint", input)
+    if input.dim() < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input.dim()}-D tensor.")
+    t = input.transpose(-2, -1)
+    return t.conj() if input.is_complex() else t
+
+
+def conj_physical_(input):
+    """conj_physical_(input) -> Tensor
+
+    ``input`` conjugated in place (nothing to do for a real tensor)."""
+    _check("conj_physical_", input)
+    return _conj_physical_(input)
+
+
 def _conj_physical_(self):
     if self.is_complex():
         from ember._C._core import apply_inplace
@@ -250,6 +271,6 @@ METHODS = {
     "real": property(real, _set_part("real")), "imag": property(imag, _set_part("imag")),
     "angle": angle, "is_conj": is_conj, "resolve_conj": resolve_conj,
     "conj_physical": conj_physical, "conj_physical_": _conj_physical_, "is_neg": is_neg,
-    "resolve_neg": resolve_neg,
+    "resolve_neg": resolve_neg, "adjoint": adjoint,
 }
 

@@ -64,16 +64,23 @@ class BackwardHook:
         node.register_prehook(self._on_output_grads)
         return new_outs[0] if single else tuple(new_outs)
 
+    def _hooks(self, global_name, own_name):
+        """The global hooks of that kind (ember.nn.modules.module), then the module's own."""
+        from ember.nn.modules import module as _module
+
+        return [*getattr(_module, global_name).values(),
+                *getattr(self.module, own_name).values()]
+
     def _on_output_grads(self, grad_outputs):
         grads = tuple(grad_outputs)
-        for hook in self.module._backward_pre_hooks.values():
+        for hook in self._hooks("_global_backward_pre_hooks", "_backward_pre_hooks"):
             r = hook(self.module, grads)
             if r is not None:
                 grads = tuple(r) if isinstance(r, (tuple, list)) else (r,)
         self.grad_outputs = grads
         if self.input_node is None:
             # no input needs a gradient: the hooks see grad_input of Nones now
-            for hook in self.module._backward_hooks.values():
+            for hook in self._hooks("_global_backward_hooks", "_backward_hooks"):
                 hook(self.module, (None,) * max(self.n_inputs, 1), grads)
         return grads
 
@@ -83,7 +90,7 @@ class BackwardHook:
         for i, g in zip(self.input_positions, grad_inputs):
             full[i] = g
         full = tuple(full)
-        for hook in self.module._backward_hooks.values():
+        for hook in self._hooks("_global_backward_hooks", "_backward_hooks"):
             r = hook(self.module, full, self.grad_outputs)
             if r is not None:
                 full = tuple(r)

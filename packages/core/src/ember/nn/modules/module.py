@@ -19,7 +19,11 @@ from ember._C import _core
 from ember._tensor import Tensor
 from ember.nn.parameter import Buffer, Parameter
 
-__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook"]
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     def __repr__(self) -> str:
@@ -80,6 +84,70 @@ def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
     if always_call:
         _global_forward_hooks_always_called[handle.id] = True
     return handle
+
+
+_global_backward_pre_hooks: dict = OrderedDict()
+_global_backward_hooks: dict = OrderedDict()
+_global_buffer_registration_hooks: dict = OrderedDict()
+_global_module_registration_hooks: dict = OrderedDict()
+_global_parameter_registration_hooks: dict = OrderedDict()
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """Register ``hook(module, grad_output)`` to run for every module when the gradients of
+    its outputs are computed (before the module's own backward pre-hooks); it may return a
+    new grad_output."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """Register ``hook(module, grad_input, grad_output)`` to run for every module when the
+    gradients of its inputs are computed (before the module's own backward hooks)."""
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_backward_hook(hook: Callable) -> RemovableHandle:
+    """Deprecated: :func:`register_module_full_backward_hook` (ember's module backward hooks
+    are always full ones)."""
+    warnings.warn("register_module_backward_hook is deprecated; it behaves as "
+                  "register_module_full_backward_hook in ember", FutureWarning, stacklevel=2)
+    return register_module_full_backward_hook(hook)
+
+
+def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
+    """Register ``hook(module, name, buffer)`` to run whenever a module registers a buffer;
+    it may return a tensor to register instead."""
+    handle = RemovableHandle(_global_buffer_registration_hooks)
+    _global_buffer_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
+    """Register ``hook(module, name, submodule)`` to run whenever a module registers a
+    submodule; it may return a module to register instead."""
+    handle = RemovableHandle(_global_module_registration_hooks)
+    _global_module_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
+    """Register ``hook(module, name, param)`` to run whenever a module registers a
+    parameter; it may return a parameter to register instead."""
+    handle = RemovableHandle(_global_parameter_registration_hooks)
+    _global_parameter_registration_hooks[handle.id] = hook
+    return handle
+
+
+def _registration_hooks(hooks: dict, module, name, value):
+    for hook in list(hooks.values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
 
 
 def _addindent(s: str, n: int) -> str:
@@ -158,6 +226,8 @@ class Module:
                             f"'{name}' (torch Tensor or None required)")
         if isinstance(tensor, Buffer):
             tensor = _plain(tensor)
+        if _global_buffer_registration_hooks:
+            tensor = _registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -182,6 +252,8 @@ class Module:
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
                 "be created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
+        if _global_parameter_registration_hooks:
+            param = _registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -191,6 +263,8 @@ class Module:
         self._check_name(name, "module")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
+        if _global_module_registration_hooks:
+            module = _registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -283,6 +357,8 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, d["_parameters"], d["_buffers"], d["_non_persistent_buffers_set"])
+            if _global_module_registration_hooks:
+                value = _registration_hooks(_global_module_registration_hooks, self, name, value)
             modules[name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
@@ -495,7 +571,8 @@ class Module:
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_pre_hooks
-                or _global_forward_hooks):
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
                                              self._forward_pre_hooks.items()):
@@ -512,7 +589,8 @@ class Module:
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
         bw_state = None
-        if self._backward_hooks or self._backward_pre_hooks:
+        if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             from ember.nn.modules._backward_hooks import BackwardHook
 
             bw_state = BackwardHook(self)
