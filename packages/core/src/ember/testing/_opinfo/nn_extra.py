@@ -123,7 +123,7 @@ for _nd in (2, 3):
                           else r))
 OPS.append(OpInfo("conv_tbc", F.conv_tbc, _conv_tbc_samples, ref=_conv_tbc_ref,
                   dtypes=(np.float32, np.float64), torch_op=_F("conv_tbc")))
-OPS.append(OpInfo("gumbel_softmax_seeded", _seeded_gumbel, _gumbel_samples,
+OPS.append(OpInfo("gumbel_softmax", _seeded_gumbel, _gumbel_samples,
                   dtypes=(np.float32, np.float64)))
 
 
