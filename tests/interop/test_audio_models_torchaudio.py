@@ -40,3 +40,34 @@ def test_same_outputs_with_torchaudio_weights(name, kwargs, shape):
     with ember.no_grad():
         got = ours(ember.from_numpy(x)).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+W2V2_SMALL = ([(8, 10, 5), (8, 3, 2), (8, 2, 2)], 16, 0.0, 4, 2, 2, 2, 0.0, 32, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("mode, bias, layer_norm_first", [("group_norm", False, False),
+                                                          ("layer_norm", True, True)])
+def test_wav2vec2_same_outputs_with_torchaudio_weights(mode, bias, layer_norm_first):
+    conv, *rest = W2V2_SMALL
+    args = (mode, conv, bias, *rest, layer_norm_first, 0.0, 6)
+    torch.manual_seed(0)
+    theirs = torchaudio.models.wav2vec2_model(*args).eval()
+    ours = models.wav2vec2_model(*args).eval()
+    their_state = theirs.state_dict()
+    assert list(ours.state_dict()) == list(their_state)
+    ours.load_state_dict({k: ember.from_numpy(v.numpy().copy()) for k, v in their_state.items()})
+    x = np.random.default_rng(0).standard_normal((2, 400)).astype(np.float32)
+    lengths = np.array([400, 250])
+    with torch.no_grad():
+        expected, expected_lengths = theirs(torch.from_numpy(x), torch.from_numpy(lengths))
+    with ember.no_grad():
+        got, got_lengths = ours(ember.from_numpy(x), ember.from_numpy(lengths))
+    assert got_lengths.tolist() == expected_lengths.tolist()
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_wav2vec2_base_keys_and_shapes_match_torchaudio():
+    theirs = torchaudio.models.hubert_base().state_dict()
+    ours = models.hubert_base().state_dict()
+    assert list(ours) == list(theirs)
+    assert all(tuple(ours[k].shape) == tuple(v.shape) for k, v in theirs.items())

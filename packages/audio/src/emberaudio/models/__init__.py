@@ -3,5 +3,17 @@
 from emberaudio.models.conv_tasnet import ConvTasNet, conv_tasnet_base
 from emberaudio.models.deepspeech import DeepSpeech
 from emberaudio.models.wav2letter import Wav2Letter
+from emberaudio.models.wav2vec2 import (
+    Wav2Vec2Model,
+    hubert_base,
+    hubert_large,
+    hubert_xlarge,
+    wav2vec2_base,
+    wav2vec2_large,
+    wav2vec2_large_lv60k,
+    wav2vec2_model,
+)
 
-__all__ = ["ConvTasNet", "DeepSpeech", "Wav2Letter", "conv_tasnet_base"]
+__all__ = ["ConvTasNet", "DeepSpeech", "Wav2Letter", "Wav2Vec2Model", "conv_tasnet_base",
+           "hubert_base", "hubert_large", "hubert_xlarge", "wav2vec2_base", "wav2vec2_large",
+           "wav2vec2_large_lv60k", "wav2vec2_model"]

@@ -1,0 +1,15 @@
+"""wav2vec 2.0 / HuBERT models."""
+
+from emberaudio.models.wav2vec2.model import (
+    Wav2Vec2Model,
+    hubert_base,
+    hubert_large,
+    hubert_xlarge,
+    wav2vec2_base,
+    wav2vec2_large,
+    wav2vec2_large_lv60k,
+    wav2vec2_model,
+)
+
+__all__ = ["Wav2Vec2Model", "hubert_base", "hubert_large", "hubert_xlarge", "wav2vec2_base",
+           "wav2vec2_large", "wav2vec2_large_lv60k", "wav2vec2_model"]
