@@ -71,3 +71,22 @@ def test_wav2vec2_base_keys_and_shapes_match_torchaudio():
     ours = models.hubert_base().state_dict()
     assert list(ours) == list(theirs)
     assert all(tuple(ours[k].shape) == tuple(v.shape) for k, v in theirs.items())
+
+
+@pytest.mark.parametrize("use_group_norm", [False, True])
+def test_conformer_same_outputs_with_torchaudio_weights(use_group_norm):
+    kwargs = dict(input_dim=8, num_heads=2, ffn_dim=12, num_layers=2,
+                  depthwise_conv_kernel_size=3, use_group_norm=use_group_norm)
+    torch.manual_seed(0)
+    theirs = torchaudio.models.Conformer(**kwargs).eval()
+    ours = models.Conformer(**kwargs).eval()
+    their_state = theirs.state_dict()
+    assert list(ours.state_dict()) == list(their_state)
+    ours.load_state_dict({k: ember.from_numpy(v.numpy().copy()) for k, v in their_state.items()})
+    x = np.random.default_rng(0).standard_normal((3, 6, 8)).astype(np.float32)
+    lengths = np.array([6, 4, 2])
+    with torch.no_grad():
+        expected, _ = theirs(torch.from_numpy(x), torch.from_numpy(lengths))
+    with ember.no_grad():
+        got, _ = ours(ember.from_numpy(x), ember.from_numpy(lengths))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-4, atol=1e-4)

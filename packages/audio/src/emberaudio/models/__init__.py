@@ -1,5 +1,6 @@
 """emberaudio.models: speech models with torchaudio's module names and state-dict keys."""
 
+from emberaudio.models.conformer import Conformer
 from emberaudio.models.conv_tasnet import ConvTasNet, conv_tasnet_base
 from emberaudio.models.deepspeech import DeepSpeech
 from emberaudio.models.wav2letter import Wav2Letter
@@ -14,6 +15,6 @@ from emberaudio.models.wav2vec2 import (
     wav2vec2_model,
 )
 
-__all__ = ["ConvTasNet", "DeepSpeech", "Wav2Letter", "Wav2Vec2Model", "conv_tasnet_base",
-           "hubert_base", "hubert_large", "hubert_xlarge", "wav2vec2_base", "wav2vec2_large",
-           "wav2vec2_large_lv60k", "wav2vec2_model"]
+__all__ = ["Conformer", "ConvTasNet", "DeepSpeech", "Wav2Letter", "Wav2Vec2Model",
+           "conv_tasnet_base", "hubert_base", "hubert_large", "hubert_xlarge", "wav2vec2_base",
+           "wav2vec2_large", "wav2vec2_large_lv60k", "wav2vec2_model"]
