@@ -90,3 +90,22 @@ def test_conformer_same_outputs_with_torchaudio_weights(use_group_norm):
     with ember.no_grad():
         got, _ = ours(ember.from_numpy(x), ember.from_numpy(lengths))
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_wavernn_same_outputs_with_torchaudio_weights():
+    kwargs = dict(upsample_scales=[2, 3], n_classes=16, hop_length=6, n_res_block=1, n_rnn=8,
+                  n_fc=10, kernel_size=5, n_freq=4, n_hidden=6, n_output=8)
+    torch.manual_seed(0)
+    theirs = torchaudio.models.WaveRNN(**kwargs).eval()
+    ours = models.WaveRNN(**kwargs).eval()
+    their_state = theirs.state_dict()
+    assert list(ours.state_dict()) == list(their_state)
+    ours.load_state_dict({k: ember.from_numpy(v.numpy().copy()) for k, v in their_state.items()})
+    rng = np.random.default_rng(0)
+    wave = rng.uniform(-1, 1, (2, 1, 36)).astype(np.float32)
+    spec = rng.random((2, 1, 4, 10)).astype(np.float32)
+    with torch.no_grad():
+        expected = theirs(torch.from_numpy(wave), torch.from_numpy(spec)).numpy()
+    with ember.no_grad():
+        got = ours(ember.from_numpy(wave), ember.from_numpy(spec)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
