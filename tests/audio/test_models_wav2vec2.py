@@ -153,3 +153,88 @@ def test_weight_norm_parametrization_values():
     norm = np.sqrt((v ** 2).sum(axis=(0, 1), keepdims=True))
     np.testing.assert_allclose(p().detach().numpy(), 2 * norm * v / norm, rtol=1e-5)
     assert embed(ember.randn(2, 6, 8)).shape == (2, 6, 8)  # even kernel: one frame trimmed
+
+
+def _wavlm(mode="layer_norm", layer_norm_first=True):
+    ember.manual_seed(0)
+    return models.wavlm_model(mode, _SMALL_CONV, False, 16, 0.0, 4, 2, 2, 2, 32, 128, 0.0, 32,
+                              0.0, 0.0, layer_norm_first, 0.0, None)
+
+
+def test_wavlm_keys_from_torchaudio():
+    keys = list(_wavlm().state_dict())
+    first = "encoder.transformer.layers.0.attention."
+    second = "encoder.transformer.layers.1.attention."
+    assert [k for k in keys if k.startswith(first)] == [first + k for k in (
+        "gru_rel_pos_const", "rel_attn_embed.weight", "attention.in_proj_weight",
+        "attention.in_proj_bias", "attention.out_proj.weight", "attention.out_proj.bias",
+        "gru_rel_pos_linear.weight", "gru_rel_pos_linear.bias")]
+    # Only the first layer owns the relative position embedding.
+    assert second + "rel_attn_embed.weight" not in keys and second + "gru_rel_pos_const" in keys
+    state = _wavlm().state_dict()
+    assert state[first + "rel_attn_embed.weight"].shape == (32, 2)
+    assert state[first + "gru_rel_pos_linear.weight"].shape == (8, 8)
+    assert state[first + "gru_rel_pos_const"].shape == (1, 2, 1, 1)
+
+
+def _buckets(offsets, num_buckets, max_distance):
+    half = num_buckets // 2
+    exact = half // 2
+    out = []
+    for r in offsets:
+        base = half if r > 0 else 0
+        a = abs(r)
+        if a < exact:
+            out.append(base + a)
+        else:
+            large = exact + int(np.log(a / exact) / np.log(max_distance / exact)
+                                * (half - exact))
+            out.append(base + min(large, half - 1))
+    return out
+
+
+def test_wavlm_relative_position_buckets():
+    from emberaudio.models.wav2vec2.wavlm_attention import WavLMSelfAttention
+    attention = WavLMSelfAttention(8, 2, has_relative_attention_bias=True, num_buckets=320,
+                                   max_distance=800)
+    offsets = list(range(-1000, 1001, 7)) + list(range(-90, 91))
+    got = attention._relative_positions_bucket(ember.tensor(offsets)).tolist()
+    assert got == _buckets(offsets, 320, 800)
+    bias = attention.compute_bias(5, 7)
+    assert bias.shape == (2, 5, 7)
+    np.testing.assert_array_equal(
+        bias[:, 1, 3].detach().numpy(),
+        attention.rel_attn_embed.weight[_buckets([2], 320, 800)[0]].detach().numpy())
+
+
+def test_wavlm_shapes_padding_and_gradients():
+    model = _wavlm().eval()
+    out, lengths = model(ember.randn(2, 400), ember.tensor([400, 215]))
+    assert out.shape == (2, 19, 16) and lengths.tolist() == [19, 10]
+    audio = ember.randn(1, 215)
+    alone, _ = model(audio)
+    batch, _ = model(ember.cat([ember.cat([audio, ember.randn(1, 185)], 1),
+                                ember.randn(1, 400)]), ember.tensor([215, 400]))
+    np.testing.assert_allclose(batch[0, :10].detach().numpy(), alone[0].detach().numpy(),
+                               rtol=1e-4, atol=1e-5)
+    model.train()
+    out, _ = model(ember.randn(2, 400))
+    out.pow(2).mean().backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and bool(ember.isfinite(p.grad).all()), name
+
+
+def test_wavlm_base_parameter_count_and_presets():
+    import inspect
+    model = models.wavlm_base()
+    # hubert_base's parameters, plus the relative position embedding (320 buckets x 12
+    # heads) and, per layer, the gate (a 64 -> 8 linear and 12 constants).
+    assert sum(p.numel() for p in model.parameters()) == (
+        94_370_944 + 320 * 12 + 12 * (64 * 8 + 8 + 12))
+    # per layer 7 attention entries (in_proj, out_proj, the gate) instead of 8 (q, k, v, out)
+    assert len(model.state_dict()) == 210 + 1 - 12
+    assert model.encoder.transformer.layers[0].attention.max_distance == 800
+    assert inspect.signature(models.wavlm_large).parameters[
+        "encoder_ff_interm_dropout"].default == 0.0
+    assert inspect.signature(models.wav2vec2_xlsr_1b).parameters[
+        "encoder_projection_dropout"].default == 0.1

@@ -109,3 +109,22 @@ def test_wavernn_same_outputs_with_torchaudio_weights():
     with ember.no_grad():
         got = ours(ember.from_numpy(wave), ember.from_numpy(spec)).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("mode, layer_norm_first", [("group_norm", False), ("layer_norm", True)])
+def test_wavlm_same_outputs_with_torchaudio_weights(mode, layer_norm_first):
+    conv, embed, dropout, kernel, groups, layers, heads, attention, ff, ffd, drop = W2V2_SMALL
+    args = (mode, conv, False, embed, dropout, kernel, groups, layers, heads, 32, 128,
+            attention, ff, ffd, drop, layer_norm_first, 0.0, 6)
+    torch.manual_seed(0)
+    theirs = torchaudio.models.wavlm_model(*args).eval()
+    ours = models.wavlm_model(*args).eval()
+    their_state = theirs.state_dict()
+    assert list(ours.state_dict()) == list(their_state)
+    ours.load_state_dict({k: ember.from_numpy(v.numpy().copy()) for k, v in their_state.items()})
+    x = np.random.default_rng(0).standard_normal((2, 400)).astype(np.float32)
+    with torch.no_grad():
+        expected, _ = theirs(torch.from_numpy(x))
+    with ember.no_grad():
+        got, _ = ours(ember.from_numpy(x))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-4, atol=1e-4)

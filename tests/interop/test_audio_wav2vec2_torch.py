@@ -113,3 +113,41 @@ def test_weight_norm_keys_match_torch_parametrizations():
     theirs = conv.state_dict()
     assert list(our_keys) == list(theirs)
     assert all(tuple(our_keys[k].shape) == tuple(v.shape) for k, v in theirs.items())
+
+
+def test_wavlm_attention_matches_plain_torch():
+    from emberaudio.models.wav2vec2.wavlm_attention import WavLMSelfAttention
+    ember.manual_seed(0)
+    ours = WavLMSelfAttention(8, 2, has_relative_attention_bias=True, num_buckets=16,
+                              max_distance=20).eval()
+    with ember.no_grad():
+        ours.gru_rel_pos_const.mul_(0.3)
+    s = {k: torch.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()}
+    x = np.random.default_rng(0).standard_normal((2, 30, 8)).astype(np.float32)
+    pad = np.zeros((2, 30), bool)
+    pad[1, 20:] = True
+    with ember.no_grad():
+        got, bias = ours(ember.from_numpy(x), key_padding_mask=ember.from_numpy(pad))
+    # Reference: buckets by the formula, gate, additive -inf padding, torch's attention.
+    rel = torch.arange(30)[None] - torch.arange(30)[:, None]
+    half, exact = 8, 4
+    a = rel.abs()
+    large = exact + (torch.log(a.clamp(min=1).float() / exact) / np.log(20 / exact)
+                     * (half - exact)).long()
+    buckets = (rel > 0).long() * half + torch.where(a < exact, a, large.clamp(max=half - 1))
+    position = s["rel_attn_embed.weight"][buckets].permute(2, 0, 1)[None].repeat(2, 1, 1, 1)
+    xt = torch.from_numpy(x)
+    q = xt.view(2, 30, 2, 4).permute(0, 2, 1, 3)
+    gate_a, gate_b = torch.sigmoid(F.linear(q, s["gru_rel_pos_linear.weight"],
+                                            s["gru_rel_pos_linear.bias"]).view(
+        2, 2, 30, 2, 4).sum(-1)).chunk(2, -1)
+    mask = (gate_a * (gate_b * s["gru_rel_pos_const"] - 1.0) + 2.0) * position
+    mask = mask + torch.zeros(2, 1, 1, 30).masked_fill(torch.from_numpy(pad)[:, None, None],
+                                                       float("-inf"))
+    qkv = F.linear(xt, s["attention.in_proj_weight"], s["attention.in_proj_bias"]).chunk(3, -1)
+    q, k, v = (t.reshape(2, 30, 2, 4).transpose(1, 2) for t in qkv)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    expected = F.linear(out.transpose(1, 2).reshape(2, 30, 8), s["attention.out_proj.weight"],
+                        s["attention.out_proj.bias"])
+    np.testing.assert_allclose(bias.numpy(), position.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-4, atol=1e-5)

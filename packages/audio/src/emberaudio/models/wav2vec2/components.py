@@ -355,3 +355,24 @@ def _get_encoder(in_features: int, embed_dim: int, dropout_input: float,
         ConvolutionalPositionalEmbedding(embed_dim, pos_conv_kernel, pos_conv_groups),
         dropout, layers, not layer_norm_first, layer_drop)
     return Encoder(FeatureProjection(in_features, embed_dim, dropout_input), transformer)
+
+
+def _get_wavlm_encoder(in_features: int, embed_dim: int, dropout_input: float,
+                       pos_conv_kernel: int, pos_conv_groups: int, num_layers: int,
+                       num_heads: int, num_buckets: int, max_distance: int,
+                       attention_dropout: float, ff_interm_features: int,
+                       ff_interm_dropout: float, dropout: float, layer_norm_first: bool,
+                       layer_drop: float) -> Encoder:
+    from emberaudio.models.wav2vec2.wavlm_attention import WavLMSelfAttention
+
+    layers = nn.ModuleList(
+        EncoderLayer(WavLMSelfAttention(embed_dim, num_heads, dropout=attention_dropout,
+                                        has_relative_attention_bias=(i == 0),
+                                        num_buckets=num_buckets, max_distance=max_distance),
+                     dropout, layer_norm_first,
+                     FeedForward(embed_dim, ff_interm_features, ff_interm_dropout, dropout))
+        for i in range(num_layers))
+    transformer = Transformer(
+        ConvolutionalPositionalEmbedding(embed_dim, pos_conv_kernel, pos_conv_groups),
+        dropout, layers, not layer_norm_first, layer_drop)
+    return Encoder(FeatureProjection(in_features, embed_dim, dropout_input), transformer)
