@@ -78,15 +78,15 @@ def test_hubert_base_is_wav2vec2_base_architecture_with_its_parameter_count():
     assert model.encoder.transformer.layers[0].feed_forward.intermediate_dropout.p == 0.0
 
 
-def test_factory_configurations():
-    # Only the cheap properties: the builders share wav2vec2_model, tested above.
-    for factory, mode_first_norm, width in [(models.wav2vec2_base, True, 768),
-                                            (models.hubert_base, True, 768)]:
-        model = factory(aux_num_out=7)
-        assert isinstance(model.feature_extractor.conv_layers[0].layer_norm,
-                          ember.nn.GroupNorm) == mode_first_norm
-        assert model.aux.weight.shape == (7, width)
-    assert models.wav2vec2_base().encoder.transformer.layer_drop == 0.1
+def test_wav2vec2_base_configuration():
+    model = models.wav2vec2_base(aux_num_out=7)
+    assert isinstance(model.feature_extractor.conv_layers[0].layer_norm, ember.nn.GroupNorm)
+    assert model.feature_extractor.conv_layers[1].layer_norm is None
+    assert model.aux.weight.shape == (7, 768)
+    transformer = model.encoder.transformer
+    assert transformer.layer_drop == 0.1 and len(transformer.layers) == 12
+    assert transformer.layers[0].feed_forward.intermediate_dropout.p == 0.1
+    assert transformer.layers[0].attention.num_heads == 12
 
 
 def test_output_shapes_and_lengths():
