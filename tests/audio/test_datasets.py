@@ -457,3 +457,44 @@ def test_musdb_hq_download_extracts_the_zip(tmp_path, offline, monkeypatch):
     data = datasets.MUSDB_HQ(tmp_path / "root", "test", download=True)
     assert len(data) == 1 and data[0][1:] == (44100, 8, "Band - Song")
     assert (tmp_path / "root" / "musdb18hq" / "test" / "Band - Song" / "bass.wav").is_file()
+
+
+def _librilight(base, folder, speaker, chapter, utterances):
+    chapter_dir = base / folder / str(speaker) / str(chapter)
+    lines = []
+    for utt in utterances:
+        fileid = f"{speaker}-{chapter}-{utt:04d}"
+        _wav(chapter_dir / f"{fileid}.flac", fmt="FLAC")
+        lines.append(f"{fileid} WORDS OF {utt}")
+    (chapter_dir / f"{speaker}-{chapter}.trans.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_librilight_limited_subsets(tmp_path):
+    base = tmp_path / "librispeech_finetuning"
+    _librilight(base, "1h/0/clean", 103, 1240, [0, 1])
+    _librilight(base, "1h/3/other", 250, 142, [7])
+    _librilight(base, "9h/clean", 19, 198, [3])
+    ten_min = datasets.LibriLightLimited(tmp_path)
+    assert len(ten_min) == 2
+    waveform, rate, transcript, speaker, chapter, utterance = ten_min[1]
+    assert waveform.shape == (1, 160) and rate == 16000
+    assert (transcript, speaker, chapter, utterance) == ("WORDS OF 1", 103, 1240, 1)
+    assert len(datasets.LibriLightLimited(tmp_path, "1h")) == 3
+    ten_h = datasets.LibriLightLimited(tmp_path, "10h")
+    assert len(ten_h) == 4 and ten_h[3][3:] == (19, 198, 3)
+    with pytest.raises(ValueError, match="subset"):
+        datasets.LibriLightLimited(tmp_path, "5h")
+    with pytest.raises(RuntimeError, match="download=True"):
+        datasets.LibriLightLimited(tmp_path / "elsewhere")
+
+
+def test_librilight_limited_download(tmp_path, offline, monkeypatch):
+    source = tmp_path / "src"
+    _librilight(source / "librispeech_finetuning", "1h/0/clean", 1, 2, [5])
+    archive = tmp_path / "librispeech_finetuning.tgz"
+    _tar(source, archive)
+    from emberaudio.datasets import librilight_limited
+    offline[librilight_limited._URL] = archive
+    monkeypatch.setattr(librilight_limited, "_CHECKSUM", _sha256(archive))
+    data = datasets.LibriLightLimited(tmp_path / "root", download=True)
+    assert len(data) == 1 and data[0][2:] == ("WORDS OF 5", 1, 2, 5)

@@ -8,6 +8,7 @@ from emberaudio.datasets.cmudict import CMUDict
 from emberaudio.datasets.commonvoice import COMMONVOICE
 from emberaudio.datasets.fluentcommands import FluentSpeechCommands
 from emberaudio.datasets.gtzan import GTZAN
+from emberaudio.datasets.librilight_limited import LibriLightLimited
 from emberaudio.datasets.librispeech import LIBRISPEECH
 from emberaudio.datasets.libritts import LIBRITTS
 from emberaudio.datasets.ljspeech import LJSPEECH
@@ -18,4 +19,5 @@ from emberaudio.datasets.vctk import VCTK_092
 from emberaudio.datasets.yesno import YESNO
 
 __all__ = ["CMUARCTIC", "CMUDict", "COMMONVOICE", "FluentSpeechCommands", "GTZAN", "LIBRISPEECH",
-           "LIBRITTS", "LJSPEECH", "MUSDB_HQ", "SPEECHCOMMANDS", "TEDLIUM", "VCTK_092", "YESNO"]
+           "LIBRITTS", "LJSPEECH", "LibriLightLimited", "MUSDB_HQ", "SPEECHCOMMANDS", "TEDLIUM",
+           "VCTK_092", "YESNO"]
