@@ -498,3 +498,32 @@ def test_librilight_limited_download(tmp_path, offline, monkeypatch):
     monkeypatch.setattr(librilight_limited, "_CHECKSUM", _sha256(archive))
     data = datasets.LibriLightLimited(tmp_path / "root", download=True)
     assert len(data) == 1 and data[0][2:] == ("WORDS OF 5", 1, 2, 5)
+
+
+def _dr_vctk(root, subset, rows):
+    base = root / "DR-VCTK" / "DR-VCTK"
+    header = ["# device recording log", "file\tsource\tchannel"][:2 if subset == "train" else 1]
+    (base / "configurations").mkdir(parents=True, exist_ok=True)
+    (base / "configurations" / f"{subset}_ch_log.txt").write_text(
+        "\n".join(header + [f"{f}\t{s}\t{c}" for f, s, c in rows]) + "\n")
+    for i, (filename, _, _) in enumerate(rows):
+        _wav(base / f"clean_{subset}set_wav_16k" / filename, value=0.5)
+        _wav(base / f"device-recorded_{subset}set_wav_16k" / filename, value=0.125 * (i + 1))
+
+
+def test_dr_vctk(tmp_path):
+    _dr_vctk(tmp_path, "train", [("p226_002.wav", "dev1", 3), ("p225_001.wav", "dev2", 1)])
+    _dr_vctk(tmp_path, "test", [("p232_010.wav", "dev3", 2)])
+    data = datasets.DR_VCTK(tmp_path)
+    assert len(data) == 2
+    clean, clean_rate, noisy, noisy_rate, speaker, utterance, source, channel = data[0]
+    assert clean.shape == noisy.shape == (1, 160) and clean_rate == noisy_rate == 16000
+    assert (speaker, utterance, source, channel) == ("p225", "001", "dev2", 1)
+    np.testing.assert_allclose(noisy.numpy(), 0.25, atol=1e-4)
+    np.testing.assert_allclose(clean.numpy(), 0.5, atol=1e-4)
+    test = datasets.DR_VCTK(tmp_path, "test")
+    assert len(test) == 1 and test[0][4:] == ("p232", "010", "dev3", 2)
+    with pytest.raises(RuntimeError, match="subset"):
+        datasets.DR_VCTK(tmp_path, "valid")
+    with pytest.raises(RuntimeError, match="download=True"):
+        datasets.DR_VCTK(tmp_path / "elsewhere")
