@@ -346,3 +346,184 @@ def test_tedlium_segments(tmp_path):
     assert data.phoneme_dict == {"hello": ("HH", "AH", "L", "OW"), "uh": ()}
     with pytest.raises(RuntimeError, match="release"):
         datasets.TEDLIUM(tmp_path, release="release4")
+
+
+def test_gtzan_walks_the_genre_folders(tmp_path):
+    genres = tmp_path / "genres"
+    _wav(genres / "blues" / "blues.00000.wav", rate=22050, value=0.5)
+    _wav(genres / "blues" / "blues.00001.wav", rate=22050)
+    _wav(genres / "rock" / "rock.00042.wav", rate=22050)
+    _wav(genres / "rock" / "rock.42.wav", rate=22050)          # not <genre>.<5 digits>
+    _wav(genres / "rock" / "jazz_copy.wav", rate=22050)
+    _wav(genres / "polka" / "polka.00000.wav", rate=22050)     # not a GTZAN genre
+    data = datasets.GTZAN(tmp_path)
+    assert len(data) == 3 and data._walker == ["blues.00000", "blues.00001", "rock.00042"]
+    waveform, rate, label = data[0]
+    assert waveform.shape == (1, 160) and rate == 22050 and label == "blues"
+    np.testing.assert_allclose(waveform.numpy(), 0.5, atol=1e-4)
+    assert data[2][2] == "rock"
+    with pytest.raises(ValueError, match="subset"):
+        datasets.GTZAN(tmp_path, subset="train")
+    with pytest.raises(RuntimeError, match="download=True"):
+        datasets.GTZAN(tmp_path / "elsewhere")
+
+
+def test_gtzan_filtered_split(tmp_path):
+    from emberaudio.datasets import gtzan
+    train, valid, test = gtzan.filtered_train, gtzan.filtered_valid, gtzan.filtered_test
+    assert (len(train), len(valid), len(test)) == (443, 197, 290)
+    assert not (set(train) & set(valid) or set(train) & set(test) or set(valid) & set(test))
+    assert train[:3] == ["blues.00029", "blues.00030", "blues.00031"]
+    assert valid[-1] == "rock.00085" and test[0] == "blues.00012" and test[-1] == "rock.00090"
+    # A few published membership facts of the filtered split.
+    assert "jazz.00073" in test and "hiphop.00081" in valid and "country.00008" not in (
+        set(train) | set(valid) | set(test))
+    _wav(tmp_path / "genres" / "blues" / "blues.00029.wav", rate=22050)
+    data = datasets.GTZAN(tmp_path, subset="training")
+    assert len(data) == 443 and data[0][1:] == (22050, "blues")
+
+
+def test_gtzan_download_checks_the_hash(tmp_path, offline, monkeypatch):
+    source = tmp_path / "src"
+    _wav(source / "genres" / "pop" / "pop.00007.wav", rate=22050)
+    archive = tmp_path / "genres.tar.gz"
+    _tar(source, archive)
+    from emberaudio.datasets import gtzan
+    offline[gtzan.URL] = archive
+    with pytest.raises(ValueError, match="SHA256|hash"):
+        datasets.GTZAN(tmp_path / "a", download=True)
+    monkeypatch.setitem(gtzan._CHECKSUMS, gtzan.URL, _sha256(archive))
+    data = datasets.GTZAN(tmp_path / "b", download=True)
+    assert len(data) == 1 and data[0][2] == "pop"
+
+
+def _musdb_track(folder, frames=64, sources=("bass", "drums", "other", "vocals", "mixture")):
+    for i, source in enumerate(sources):
+        folder.mkdir(parents=True, exist_ok=True)
+        soundfile.write(folder / f"{source}.wav",
+                        np.full((frames, 2), 0.125 * i, dtype=np.float32), 44100,
+                        subtype="PCM_16")
+
+
+def test_musdb_hq(tmp_path):
+    base = tmp_path / "musdb18hq"
+    _musdb_track(base / "train" / "A Band - A Song")
+    _musdb_track(base / "train" / "Leaf - Summerghost")
+    _musdb_track(base / "test" / "Test Band - Test Song", frames=32)
+    data = datasets.MUSDB_HQ(tmp_path, "train")
+    assert len(data) == 2 and data.names == ["A Band - A Song", "Leaf - Summerghost"]
+    stems, rate, frames, name = data[0]
+    assert stems.shape == (4, 2, 64) and rate == 44100 and frames == 64
+    assert name == "A Band - A Song"
+    np.testing.assert_allclose(stems.numpy()[:, 0, 0], [0, 0.125, 0.25, 0.375], atol=1e-4)
+    mix = datasets.MUSDB_HQ(tmp_path, "train", sources=["mixture", "vocals"])
+    np.testing.assert_allclose(mix[0][0].numpy()[:, 1, 5], [0.5, 0.375], atol=1e-4)
+    assert datasets.MUSDB_HQ(tmp_path, "train", split="train").names == ["A Band - A Song"]
+    valid = datasets.MUSDB_HQ(tmp_path, "train", split="validation")
+    assert len(valid) == 14 and valid.names[0] == "Actions - One Minute Smile"
+    test = datasets.MUSDB_HQ(tmp_path, "test")
+    assert len(test) == 1 and test[0][0].shape == (4, 2, 32)
+    with pytest.raises(ValueError, match="subset"):
+        datasets.MUSDB_HQ(tmp_path, "valid")
+    with pytest.raises(ValueError, match="split"):
+        datasets.MUSDB_HQ(tmp_path, "train", split="test")
+    with pytest.raises(ValueError, match="sources"):
+        datasets.MUSDB_HQ(tmp_path, "train", sources=["guitar"])
+    with pytest.raises(RuntimeError, match="download=True"):
+        datasets.MUSDB_HQ(tmp_path / "elsewhere", "train")
+
+
+def test_musdb_hq_checks_rates_and_lengths(tmp_path):
+    track = tmp_path / "musdb18hq" / "train" / "T - S"
+    _musdb_track(track)
+    soundfile.write(track / "drums.wav", np.zeros((10, 2), np.float32), 44100)
+    with pytest.raises(ValueError, match="num_frames"):
+        datasets.MUSDB_HQ(tmp_path, "train")[0]
+    soundfile.write(track / "drums.wav", np.zeros((64, 2), np.float32), 22050)
+    with pytest.raises(ValueError, match="sample rate"):
+        datasets.MUSDB_HQ(tmp_path, "train")[0]
+
+
+def test_musdb_hq_download_extracts_the_zip(tmp_path, offline, monkeypatch):
+    archive = tmp_path / "musdb18hq.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for source in ("bass", "drums", "other", "vocals"):
+            wav = io.BytesIO()
+            soundfile.write(wav, np.zeros((8, 2), np.float32), 44100, format="WAV")
+            handle.writestr(f"test/Band - Song/{source}.wav", wav.getvalue())
+    from emberaudio.datasets import musdb_hq
+    offline[musdb_hq._URL] = archive
+    monkeypatch.setattr(musdb_hq, "_CHECKSUM", _sha256(archive))
+    data = datasets.MUSDB_HQ(tmp_path / "root", "test", download=True)
+    assert len(data) == 1 and data[0][1:] == (44100, 8, "Band - Song")
+    assert (tmp_path / "root" / "musdb18hq" / "test" / "Band - Song" / "bass.wav").is_file()
+
+
+def _librilight(base, folder, speaker, chapter, utterances):
+    chapter_dir = base / folder / str(speaker) / str(chapter)
+    lines = []
+    for utt in utterances:
+        fileid = f"{speaker}-{chapter}-{utt:04d}"
+        _wav(chapter_dir / f"{fileid}.flac", fmt="FLAC")
+        lines.append(f"{fileid} WORDS OF {utt}")
+    (chapter_dir / f"{speaker}-{chapter}.trans.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_librilight_limited_subsets(tmp_path):
+    base = tmp_path / "librispeech_finetuning"
+    _librilight(base, "1h/0/clean", 103, 1240, [0, 1])
+    _librilight(base, "1h/3/other", 250, 142, [7])
+    _librilight(base, "9h/clean", 19, 198, [3])
+    ten_min = datasets.LibriLightLimited(tmp_path)
+    assert len(ten_min) == 2
+    waveform, rate, transcript, speaker, chapter, utterance = ten_min[1]
+    assert waveform.shape == (1, 160) and rate == 16000
+    assert (transcript, speaker, chapter, utterance) == ("WORDS OF 1", 103, 1240, 1)
+    assert len(datasets.LibriLightLimited(tmp_path, "1h")) == 3
+    ten_h = datasets.LibriLightLimited(tmp_path, "10h")
+    assert len(ten_h) == 4 and ten_h[3][3:] == (19, 198, 3)
+    with pytest.raises(ValueError, match="subset"):
+        datasets.LibriLightLimited(tmp_path, "5h")
+    with pytest.raises(RuntimeError, match="download=True"):
+        datasets.LibriLightLimited(tmp_path / "elsewhere")
+
+
+def test_librilight_limited_download(tmp_path, offline, monkeypatch):
+    source = tmp_path / "src"
+    _librilight(source / "librispeech_finetuning", "1h/0/clean", 1, 2, [5])
+    archive = tmp_path / "librispeech_finetuning.tgz"
+    _tar(source, archive)
+    from emberaudio.datasets import librilight_limited
+    offline[librilight_limited._URL] = archive
+    monkeypatch.setattr(librilight_limited, "_CHECKSUM", _sha256(archive))
+    data = datasets.LibriLightLimited(tmp_path / "root", download=True)
+    assert len(data) == 1 and data[0][2:] == ("WORDS OF 5", 1, 2, 5)
+
+
+def _dr_vctk(root, subset, rows):
+    base = root / "DR-VCTK" / "DR-VCTK"
+    header = ["# device recording log", "file\tsource\tchannel"][:2 if subset == "train" else 1]
+    (base / "configurations").mkdir(parents=True, exist_ok=True)
+    (base / "configurations" / f"{subset}_ch_log.txt").write_text(
+        "\n".join(header + [f"{f}\t{s}\t{c}" for f, s, c in rows]) + "\n")
+    for i, (filename, _, _) in enumerate(rows):
+        _wav(base / f"clean_{subset}set_wav_16k" / filename, value=0.5)
+        _wav(base / f"device-recorded_{subset}set_wav_16k" / filename, value=0.125 * (i + 1))
+
+
+def test_dr_vctk(tmp_path):
+    _dr_vctk(tmp_path, "train", [("p226_002.wav", "dev1", 3), ("p225_001.wav", "dev2", 1)])
+    _dr_vctk(tmp_path, "test", [("p232_010.wav", "dev3", 2)])
+    data = datasets.DR_VCTK(tmp_path)
+    assert len(data) == 2
+    clean, clean_rate, noisy, noisy_rate, speaker, utterance, source, channel = data[0]
+    assert clean.shape == noisy.shape == (1, 160) and clean_rate == noisy_rate == 16000
+    assert (speaker, utterance, source, channel) == ("p225", "001", "dev2", 1)
+    np.testing.assert_allclose(noisy.numpy(), 0.25, atol=1e-4)
+    np.testing.assert_allclose(clean.numpy(), 0.5, atol=1e-4)
+    test = datasets.DR_VCTK(tmp_path, "test")
+    assert len(test) == 1 and test[0][4:] == ("p232", "010", "dev3", 2)
+    with pytest.raises(RuntimeError, match="subset"):
+        datasets.DR_VCTK(tmp_path, "valid")
+    with pytest.raises(RuntimeError, match="download=True"):
+        datasets.DR_VCTK(tmp_path / "elsewhere")
