@@ -180,7 +180,7 @@ class TypedStorage:
     is_sparse = False
     _fixed_dtype = None
 
-    def __init__(self, *args, dtype=None, device=None, wrap_storage=None):
+    def __init__(self, *args, wrap_storage=None, dtype=None, device=None, _internal=False):
         dt = self._fixed_dtype or _dtype.as_dtype(dtype or _dtype.get_default_dtype())
         self.dtype = dt
         if wrap_storage is not None:

@@ -432,8 +432,12 @@ class Tensor(_core.TensorBase):
         return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    def new_zeros(self, *args, size=None, dtype=None, device=None,
+                  requires_grad=False) -> Tensor:
+        from ember._ops._util import varargs_or_keyword
         from ember._ops.creation import zeros
+
+        size = varargs_or_keyword("new_zeros", args, size, "size")
 
         return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)

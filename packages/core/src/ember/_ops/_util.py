@@ -194,3 +194,13 @@ def promote_all(tensors):
         return list(tensors)
     rt = _dtype.result_type(*tensors).numpy
     return [t if t._data.dtype == rt else t.to(rt) for t in tensors]
+
+
+def varargs_or_keyword(fn, args, value, name):
+    """The sizes or dims of ``fn(*args)`` or ``fn(name=value)``: PyTorch takes both
+    ``x.view(2, 3)`` and ``x.view(size=(2, 3))``."""
+    if value is None:
+        return args
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument '{name}'")
+    return (value,)

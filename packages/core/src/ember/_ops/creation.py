@@ -13,7 +13,14 @@ from ember import _dtype
 from ember._backend import backend_for_device, backend_of, cpu
 from ember._C._core import TensorBase, dispatched, make_tensor_from_array
 from ember._device import device as _device_cls
-from ember._ops._util import apply, c10_type_name, not_implemented, type_name, with_out
+from ember._ops._util import (
+    apply,
+    c10_type_name,
+    not_implemented,
+    type_name,
+    varargs_or_keyword,
+    with_out,
+)
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "full",
@@ -364,15 +371,19 @@ def _filled(kind, size, fill, dtype, device, requires_grad, fn=None):
 
 
 @dispatched
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False):
     """A tensor of zeros with shape ``size`` (ints, or one tuple or list of ints)."""
+    size = varargs_or_keyword("zeros", args, size, "size")
     _require_size("zeros", size)
     return with_out(_filled("zeros", size, 0, dtype, device, requires_grad, "zeros"), out)
 
 
 @dispatched
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def ones(*args, size=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False):
     """A tensor of ones with shape ``size``."""
+    size = varargs_or_keyword("ones", args, size, "size")
     _require_size("ones", size)
     return with_out(_filled("ones", size, 1, dtype, device, requires_grad), out)
 

@@ -29,7 +29,7 @@ from ember._backend import cpu as cpu_backend
 from ember._backend._base import all_backends
 from ember._C._core import Node, TensorBase, apply_inplace, dispatched, make_tensor_from_array
 from ember._device import device as _device_cls
-from ember._ops._util import apply, not_implemented, type_name, with_out
+from ember._ops._util import apply, not_implemented, type_name, varargs_or_keyword, with_out
 from ember._ops.creation import _like, _sizes
 
 __all__ = [
@@ -335,10 +335,11 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 
 
 @dispatched
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """A tensor of shape ``size`` with values drawn from the standard normal
     distribution (complex dtypes: real and imaginary parts each of variance 1/2)."""
+    size = varargs_or_keyword("randn", args, size, "size")
     shape = _size_args(size, "randn")
     np_dtype = _float_dtype(dtype, "normal_kernel_cpu")
     dev = _device_of(device)

@@ -22,7 +22,15 @@ import numpy as np
 
 from ember import _dtype
 from ember._C._core import Node, apply_inplace, apply_view, make_view
-from ember._ops._util import TensorBase, apply, type_name, with_out, wrap_dim, xp_of
+from ember._ops._util import (
+    TensorBase,
+    apply,
+    type_name,
+    varargs_or_keyword,
+    with_out,
+    wrap_dim,
+    xp_of,
+)
 
 __all__ = [
     "reshape", "view_as", "reshape_as", "flatten", "unflatten", "ravel", "squeeze",
@@ -172,9 +180,10 @@ def _alias(input):
     return _view_op(View, input, lambda x: x.view(shape), shape)
 
 
-def view(input, *shape):
+def view(input, *shape, size=None):
     """A view of ``input`` with the given shape (-1 infers one dim); an error when the
     strides do not allow a view. ``view(dtype)`` reinterprets the bits as ``dtype``."""
+    shape = varargs_or_keyword("view", shape, size, "size")
     if len(shape) == 1 and _is_dtype(shape[0]):
         return _view_dtype(input, _dtype.as_dtype(shape[0]))
     shape = _infer_shape(_shape_args(shape), input._data.size)
@@ -217,8 +226,9 @@ def _view_dtype(input, d):
     return _view_op(ViewDtype, input, lambda t: t.view(d), np_dt)
 
 
-def reshape(input, *shape):
+def reshape(input, *args, shape=None):
     """``input`` with a new shape: a view when the strides allow one, else a copy."""
+    shape = varargs_or_keyword("reshape", args, shape, "shape")
     shape = _infer_shape(_shape_args(shape), input._data.size)
     if _view_array(input._data, shape) is not None:
         return _view_op(View, input, lambda x: x.view(shape), shape)
@@ -352,8 +362,9 @@ class Permute(Node):
         return g.permute(*inv)
 
 
-def permute(input, *dims):
+def permute(input, *args, dims=None):
     """A view of ``input`` with its dims reordered."""
+    dims = varargs_or_keyword("permute", args, dims, "dims")
     dims = _dims_tuple(dims)
     n = input._data.ndim
     if len(dims) != n:
@@ -437,12 +448,12 @@ class Expand(Node):
         return sum_to(g, self.in_shape)
 
 
-def expand(input, *sizes):
+def expand(input, *sizes, size=None):
     """A broadcast view of ``input`` with ``sizes`` (-1 keeps a dim's size).
 
     The expanded dims have stride 0: the view reads, it is not meant to be written.
     """
-    sizes = _shape_args(sizes, "size")
+    sizes = _shape_args(varargs_or_keyword("expand", sizes, size, "size"), "size")
     shape = expanded_shape(tuple(input._data.shape), sizes, input.type())
     if shape == tuple(input._data.shape):
         return _alias(input)
@@ -546,10 +557,10 @@ class Repeat(Node):
         return g.reshape(inter).sum(tuple(range(0, 2 * len(reps), 2))).reshape(self.in_shape)
 
 
-def repeat(input, *sizes):
+def repeat(input, *sizes, repeats=None):
     """``input`` repeated ``sizes[i]`` times along each dim (a copy; ``sizes`` may add
     leading dims)."""
-    sizes = _shape_args(sizes, "repeats")
+    sizes = _shape_args(varargs_or_keyword("repeat", sizes, repeats, "repeats"), "repeats")
     if len(sizes) < input._data.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -652,9 +663,10 @@ class Flip(Node):
         return g.flip(self.dims)
 
 
-def flip(input, *dims):
+def flip(input, *args, dims=None):
     """``input`` with the order of entries reversed along ``dims`` (a copy)."""
-    dims = _unique_dims(_dims_tuple(dims), input._data.ndim)
+    dims = _unique_dims(_dims_tuple(varargs_or_keyword("flip", args, dims, "dims")),
+                        input._data.ndim)
     return apply(Flip, input, dims if input._data.ndim else ())
 
 

@@ -180,6 +180,12 @@ from ember.autograd._engine_modes import (  # noqa: E402
 )
 from ember.autograd.variable import Variable  # noqa: E402
 
+
+def variable(*args, **kwargs):  # noqa: F811 - as torch, the name is this function, not the module
+    """Deprecated and removed: raises, as ``torch.autograd.variable`` does (use ember.tensor)."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
 __all__ += ["graph", "variable", "Variable", "set_multithreading_enabled",
             "enforce_grad_layout_policy", "grad_mode"]
 

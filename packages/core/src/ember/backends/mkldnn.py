@@ -16,7 +16,7 @@ VERBOSE_ON_CREATION = 2
 
 FLAGS.setdefault("mkldnn_enabled", True)
 FLAGS.setdefault("mkldnn_deterministic", False)
-FLAGS.setdefault("mkldnn_allow_tf32", True)
+FLAGS.setdefault("mkldnn_allow_tf32", None)  # as torch 2.13 reports it (fp32_precision era)
 _ATTRS = {"enabled": "mkldnn_enabled", "deterministic": "mkldnn_deterministic",
           "allow_tf32": "mkldnn_allow_tf32"}
 

@@ -16,12 +16,13 @@ class DistributedDataParallel(Module):
     """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
-                 broadcast_buffers=True, init_sync=True, process_group=None,
+                 broadcast_buffers=None, init_sync=True, process_group=None,
                  bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False,
                  delay_all_reduce_named_params=None,
                  param_to_hook_all_reduce=None, mixed_precision=None, device_mesh=None,
-                 skip_all_reduce_unused_params=False):
+                 skip_all_reduce_unused_params=False, bucket_cap_mb_list=None,
+                 batched_grad_copy=False, forward_sync_buffers=None):
         raise RuntimeError(
             "ember.nn.parallel.DistributedDataParallel is not available yet: it comes with "
             "ember.distributed (the distributed issue). For several GPUs in one process use "
