@@ -103,9 +103,10 @@ EXTRA_NAMES = {
 # torch.backends submodules whose contents count (the others count by their name only).
 BACKENDS_WITH_CONTENTS = ("cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp",
                           "opt_einsum")
-# Exclusion reasons start with one of these tags ("tag: why").
+# Exclusion reasons start with one of these tags ("tag: why"). "broken in torch": a legacy
+# name torch keeps that torch itself can no longer run (nothing to be compatible with).
 NAME_TAGS = ("TorchScript", "dispatcher", "quantization", "sparse", "named tensors",
-             "other backend", "symbolic shapes")
+             "other backend", "symbolic shapes", "broken in torch")
 # In these modules only these tags may exclude a name.
 STRICT_MODULES = ("torch.Tensor", "torch.nn", "torch.nn.functional", "torch.nn.modules",
                   "torch.optim", "torch.utils.data")

@@ -229,3 +229,40 @@ def test_dropout_masks_match_on_a_gpu(reentrant):
         kept = out.detach().cpu().numpy() != 0
         assert 0 < kept.sum() < 400
         np.testing.assert_array_equal(x.grad.cpu().numpy(), np.where(kept, 2.0, 0.0))
+
+
+def test_selective_checkpoint_contexts_ask_the_policy_and_keep_the_gradients():
+    from ember.utils.checkpoint import (
+        CheckpointPolicy,
+        checkpoint,
+        create_selective_checkpoint_contexts,
+    )
+
+    seen = []
+
+    def policy(ctx, op, *args):
+        seen.append((ctx.is_recompute, op))
+        return CheckpointPolicy.MUST_SAVE if op == "matmul" else CheckpointPolicy.PREFER_RECOMPUTE
+
+    ember.manual_seed(0)
+    w = ember.randn(3, 3, dtype=ember.float64, requires_grad=True)
+    x = ember.randn(2, 3, dtype=ember.float64, requires_grad=True)
+
+    def f(x):
+        return x.mm(w).sin().sum()
+
+    checkpoint(f, x, use_reentrant=False,
+               context_fn=lambda: create_selective_checkpoint_contexts(policy)).backward()
+    got = (x.grad.clone(), w.grad.clone())
+    x.grad = w.grad = None
+    f(x).backward()
+    assert ember.allclose(got[0], x.grad) and ember.allclose(got[1], w.grad)
+    assert (False, "matmul") in seen and (True, "matmul") in seen  # forward and recompute
+    # a list of ops is MUST_SAVE for them; a bad policy or answer is an error
+    ctx_fn = lambda: create_selective_checkpoint_contexts([ember.mm, "sin"])  # noqa: E731
+    checkpoint(f, x, use_reentrant=False, context_fn=ctx_fn).backward()
+    with pytest.raises(TypeError, match="function or a list of ops"):
+        create_selective_checkpoint_contexts(3)
+    with pytest.raises(RuntimeError, match="CheckpointPolicy"):
+        checkpoint(f, x, use_reentrant=False, context_fn=lambda:
+                   create_selective_checkpoint_contexts(lambda ctx, op, *a: "save"))

@@ -41,7 +41,8 @@ __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "Checkpoint
            "check_backward_validity", "detach_variable", "get_device_states",
            "set_device_states", "noop_context_fn", "set_checkpoint_early_stop",
            "DefaultDeviceType", "set_checkpoint_debug_enabled", "CheckpointPolicy",
-           "SelectiveCheckpointContext", "GraphExecGroup"]
+           "SelectiveCheckpointContext", "GraphExecGroup",
+           "create_selective_checkpoint_contexts"]
 
 _DEFAULT_DETERMINISM_MODE = "default"
 _checkpoint_debug_enabled = None
@@ -308,6 +309,84 @@ class CheckpointPolicy(enum.Enum):
     PREFER_RECOMPUTE = 3
     MUST_CPU_OFFLOAD = 4
     PREFER_CPU_OFFLOAD = 5
+
+
+class _PolicyListener:
+    """Asks the policy about each op that passes the dispatch point (NOTE [ One dispatch
+    point ]) while its context is entered."""
+
+    def __init__(self, policy_fn, is_recompute):
+        self.policy_fn = policy_fn
+        self.is_recompute = is_recompute
+        self.decisions = []
+
+    def enter(self, name, inputs):
+        policy = self.policy_fn(SelectiveCheckpointContext(is_recompute=self.is_recompute),
+                                name, *inputs)
+        if isinstance(policy, bool):  # PyTorch's older policies answer True for "save"
+            policy = CheckpointPolicy.MUST_SAVE if policy else CheckpointPolicy.PREFER_RECOMPUTE
+        if not isinstance(policy, CheckpointPolicy):
+            raise RuntimeError(f"policy_fn must return a CheckpointPolicy, got {policy!r} for "
+                               f"op {name}")
+        self.decisions.append((name, policy))
+
+    def enter_backward(self, name):  # backward nodes are not ops of the checkpointed region
+        return None
+
+    def exit(self, token):
+        pass
+
+
+@contextlib.contextmanager
+def _policy_context(listener):
+    from ember import _dispatch
+
+    _dispatch.add_listener(listener)
+    try:
+        yield listener
+    finally:
+        _dispatch.remove_listener(listener)
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    """The ``context_fn`` contexts of selective activation checkpointing:
+    ``checkpoint(fn, x, use_reentrant=False, context_fn=lambda:
+    create_selective_checkpoint_contexts(policy))``.
+
+    ``policy_fn_or_list`` is a function ``policy(ctx, op, *args)`` returning a
+    :class:`CheckpointPolicy` (``ctx.is_recompute`` tells the forward from the
+    recomputation; ``op`` is the op's registered name, ``"mm"``, ``"conv2d"``), or a list
+    of ops (names or ember functions) to save, every other op being recomputed.
+
+    What ember does with the answers: it asks the policy about every op of the forward and
+    of the recomputation and checks each answer, as PyTorch does, but it **recomputes every
+    op in backward whatever the policy says**: ember's dispatch point observes ops and
+    cannot hand back a saved result instead of running one. The gradients are the same
+    either way (those of a plain non-reentrant checkpoint); the compute that ``MUST_SAVE``
+    would spare is not spared, and no output is kept beyond what checkpoint keeps.
+    ``allow_cache_entry_mutation`` is accepted for PyTorch's signature (no cache entries
+    exist to mutate).
+    """
+    if isinstance(policy_fn_or_list, list):
+        names = set()
+        for op in policy_fn_or_list:
+            if isinstance(op, str):
+                names.add(op)
+            elif callable(op):
+                names.add(getattr(op, "__name__", repr(op)))
+            else:
+                raise ValueError(f"Expected op in `op_list` to be an OpOverload but got {op} "
+                                 f"of type {type(op)}. ")
+
+        def policy_fn(ctx, op, *args, **kwargs):
+            return CheckpointPolicy.MUST_SAVE if op in names \
+                else CheckpointPolicy.PREFER_RECOMPUTE
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    return (_policy_context(_PolicyListener(policy_fn, False)),
+            _policy_context(_PolicyListener(policy_fn, True)))
 
 
 _group_state = threading.local()
