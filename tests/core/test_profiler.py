@@ -250,7 +250,8 @@ def test_backward_nodes_are_announced_apart_from_ops(with_backward):
 # tensor's conj/real/resolve_*, a no-op .to, atleast_* of a big-enough tensor) or answer
 # a flag without computing.
 _RETURN_INPUT_OR_FLAG = {"to", "conj", "real", "real_part", "resolve_conj", "resolve_neg",
-                         "atleast_1d", "atleast_2d", "is_conj", "is_neg"}
+                         "atleast_1d", "atleast_2d", "is_conj", "is_neg", "positive",
+                         "conj_physical_"}
 
 
 def test_every_registered_op_passes_the_dispatch_point():

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from ember import _dtype
+from ember._C._core import dispatched
 from ember._ops._util import TensorBase, not_implemented, scalar_value, type_name, wrap, xp_of
 from ember._ops._util import with_out as _out
 from ember._ops.reduction import return_type
@@ -349,6 +350,7 @@ def histogramdd(input, bins, range=None, weight=None, density=False):
 # ---------------------------------------------------------------------------
 # isin
 
+@dispatched
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """isin(elements, test_elements, *, assume_unique=False, invert=False) -> Tensor
 

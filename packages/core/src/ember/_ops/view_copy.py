@@ -17,7 +17,7 @@ import inspect
 import numpy as np
 
 from ember import _dtype
-from ember._C._core import Node
+from ember._C._core import Node, dispatched
 from ember._ops import complex_ops, join, shape
 from ember._ops._util import TensorBase, apply, wrap, wrap_dim, xp_of
 from ember._ops.conversion import clone, fill_, zero_
@@ -394,6 +394,7 @@ def fill(input, value):
     return fill_(clone(input), value)
 
 
+@dispatched
 def detach(input):
     """detach(input) -> Tensor
 
@@ -401,6 +402,7 @@ def detach(input):
     return input.detach()
 
 
+@dispatched
 def detach_(input):
     """detach_(input) -> Tensor
 
