@@ -378,3 +378,93 @@ def test_datapipe_decorators():
         assert list(Maybe([1])) == [1]
         with pytest.raises(TypeError, match="non-deterministic"):
             Maybe([1, 2])
+
+
+# -- nn.utils.parametrizations.orthogonal --------------------------------------------------
+
+def _linear_pair(shape, seed=0):
+    w = np.random.default_rng(seed).standard_normal(shape)
+    el = ember.nn.Linear(shape[1], shape[0], dtype=ember.float64)
+    tl = torch.nn.Linear(shape[1], shape[0], dtype=torch.float64)
+    with ember.no_grad():
+        el.weight.copy_(_e(w))
+    with torch.no_grad():
+        tl.weight.copy_(_t(w))
+    return el, tl
+
+
+@pytest.mark.parametrize("shape,orth_map", [((4, 4), None), ((5, 5), "cayley"),
+                                            ((5, 5), "householder"), ((6, 3), None),
+                                            ((3, 6), None), ((6, 3), "matrix_exp")])
+def test_orthogonal_starts_where_torch_does(shape, orth_map):
+    from ember.nn.utils.parametrizations import orthogonal
+
+    el, tl = _linear_pair(shape)
+    orthogonal(el, orthogonal_map=orth_map)
+    torch.nn.utils.parametrizations.orthogonal(tl, orthogonal_map=orth_map)
+    np.testing.assert_allclose(el.weight.detach().numpy(), tl.weight.detach().numpy(),
+                               atol=1e-12)
+    assert sorted(dict(el.named_parameters())) == sorted(dict(tl.named_parameters()))
+    # after a step on the unconstrained tensor the weight stays orthogonal (off the
+    # diagonal: householder reads the diagonal as +-1 truncated to integers, as torch does)
+    orig = el.parametrizations.weight.original
+    with ember.no_grad():
+        orig.add_(_e(0.05 * (1 - np.eye(*orig.shape))))
+    q = el.weight.detach().numpy()
+    gram = q.T @ q if shape[0] >= shape[1] else q @ q.T
+    np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-10)
+
+
+@pytest.mark.parametrize("orth_map", ["matrix_exp", "cayley", "householder"])
+def test_orthogonal_square_follows_torch(orth_map):
+    from ember.nn.utils.parametrizations import orthogonal
+
+    el, tl = _linear_pair((5, 5), seed=1)
+    orthogonal(el, orthogonal_map=orth_map)
+    torch.nn.utils.parametrizations.orthogonal(tl, orthogonal_map=orth_map)
+    d = np.random.default_rng(5).standard_normal((5, 5)) * 0.1  # diagonal stays in (-1.5, -0.5)
+    with ember.no_grad():
+        el.parametrizations.weight.original.add_(_e(d))
+    with torch.no_grad():
+        tl.parametrizations.weight.original.add_(_t(d))
+    np.testing.assert_allclose(el.weight.detach().numpy(), tl.weight.detach().numpy(),
+                               atol=1e-12)
+    el.weight.sum().backward()
+    tl.weight.sum().backward()
+    np.testing.assert_allclose(el.parametrizations.weight.original.grad.numpy(),
+                               tl.parametrizations.weight.original.grad.numpy(), atol=1e-12)
+
+
+def test_orthogonal_without_trivialization_and_errors():
+    from ember.nn.utils.parametrizations import orthogonal
+
+    el, tl = _linear_pair((5, 3), seed=2)
+    orthogonal(el, use_trivialization=False)
+    torch.nn.utils.parametrizations.orthogonal(tl, use_trivialization=False)
+    np.testing.assert_allclose(el.weight.detach().numpy(), tl.weight.detach().numpy(),
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="orthogonal_map"):
+        orthogonal(ember.nn.Linear(3, 3), orthogonal_map="qr")
+    with pytest.raises(ValueError, match="matrix"):
+        orthogonal(ember.nn.Linear(3, 3), name="bias")
+
+
+# -- ember.cuda legacy types ---------------------------------------------------------------
+
+def test_cuda_legacy_types():
+    names = [n for n in dir(torch.cuda) if n.endswith(("Tensor", "Storage"))
+             and n[0].isupper() and n != "Tensor"]
+    for n in names:
+        assert hasattr(ember.cuda, n), n
+    assert not isinstance(ember.ones(2), ember.cuda.FloatTensor)
+    assert repr(ember.cuda.FloatTensor) == repr(torch.cuda.FloatTensor)
+    assert issubclass(ember.cuda.FloatStorage, ember.TypedStorage)
+    if not ember.cuda.is_available():
+        with pytest.raises(TypeError, match="not available"):
+            ember.cuda.FloatTensor(2)
+        with pytest.raises(AssertionError, match="CUDA"):
+            ember.cuda.FloatStorage(2)
+    else:
+        x = ember.cuda.FloatTensor(2, 3)
+        assert x.is_cuda and isinstance(x, ember.cuda.FloatTensor)
+        assert not isinstance(x, ember.FloatTensor)

@@ -475,3 +475,35 @@ def __getattr__(name):
                      for i in range(device_count()))
     raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")
 
+
+# the legacy CUDA tensor types and storages (ember.cuda.FloatTensor, ...)
+from ember.cuda._legacy_types import (  # noqa: E402
+    BFloat16Storage,
+    BFloat16Tensor,
+    BoolStorage,
+    BoolTensor,
+    ByteStorage,
+    ByteTensor,
+    CharStorage,
+    CharTensor,
+    ComplexDoubleStorage,
+    ComplexFloatStorage,
+    DoubleStorage,
+    DoubleTensor,
+    FloatStorage,
+    FloatTensor,
+    HalfStorage,
+    HalfTensor,
+    IntStorage,
+    IntTensor,
+    LongStorage,
+    LongTensor,
+    ShortStorage,
+    ShortTensor,
+)
+
+__all__ += ["BFloat16Storage", "BFloat16Tensor", "BoolStorage", "BoolTensor", "ByteStorage",
+            "ByteTensor", "CharStorage", "CharTensor", "ComplexDoubleStorage",
+            "ComplexFloatStorage", "DoubleStorage", "DoubleTensor", "FloatStorage",
+            "FloatTensor", "HalfStorage", "HalfTensor", "IntStorage", "IntTensor",
+            "LongStorage", "LongTensor", "ShortStorage", "ShortTensor"]
