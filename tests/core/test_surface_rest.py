@@ -133,3 +133,52 @@ def test_fill_diagonal_grad_and_errors():
     np.testing.assert_array_equal(x.grad.numpy(), 2 * (1 - np.eye(3)))
     with pytest.raises(RuntimeError, match="equal length"):
         ember.zeros(2, 3, 4).fill_diagonal_(1.0)
+
+
+# -- low-rank and LOBPCG -------------------------------------------------------------------
+
+def test_svd_lowrank_reconstructs_low_rank():
+    ember.manual_seed(0)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((30, 4)) @ rng.standard_normal((4, 20))
+    for arr in (a, a.T):
+        U, S, V = ember.svd_lowrank(ember.from_numpy(arr), q=6)
+        assert U.shape == (arr.shape[0], 6) and V.shape == (arr.shape[1], 6)
+        np.testing.assert_allclose(((U * S.unsqueeze(0)) @ V.T).numpy(), arr, atol=1e-10)
+        np.testing.assert_allclose((U.T @ U).numpy(), np.eye(6), atol=1e-10)
+        np.testing.assert_allclose(S.numpy()[:4], np.linalg.svd(arr, compute_uv=False)[:4],
+                                   rtol=1e-10)
+
+
+def test_pca_lowrank_variances():
+    ember.manual_seed(1)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((50, 3)) @ rng.standard_normal((3, 8)) + 5.0
+    U, S, V = ember.pca_lowrank(ember.from_numpy(a), q=3)
+    c = a - a.mean(0)
+    np.testing.assert_allclose(S.numpy(), np.linalg.svd(c, compute_uv=False)[:3], rtol=1e-8)
+    np.testing.assert_allclose(((U * S.unsqueeze(0)) @ V.T).numpy(), c, atol=1e-8)
+    _, S2, _ = ember.pca_lowrank(ember.from_numpy(a), q=3, center=False)
+    np.testing.assert_allclose(S2.numpy(), np.linalg.svd(a, compute_uv=False)[:3], rtol=1e-8)
+    with pytest.raises(ValueError, match="q"):
+        ember.pca_lowrank(ember.from_numpy(a), q=9)
+
+
+def test_lobpcg_eigenpairs():
+    ember.manual_seed(2)
+    rng = np.random.default_rng(2)
+    m = rng.standard_normal((40, 40))
+    m = m @ m.T
+    want = np.linalg.eigvalsh(m)
+    E, X = ember.lobpcg(ember.from_numpy(m), k=3)
+    np.testing.assert_allclose(E.numpy(), want[::-1][:3], rtol=1e-6)
+    np.testing.assert_allclose(m @ X.numpy(), X.numpy() * E.numpy(), atol=1e-4 * want[-1])
+    E, X = ember.lobpcg(ember.from_numpy(m), k=2, n=3, largest=False)
+    np.testing.assert_allclose(E.numpy(), want[:2], rtol=1e-5, atol=1e-8)
+    b = np.eye(40) + np.diag(rng.random(40))
+    E, X = ember.lobpcg(ember.from_numpy(m), k=2, B=ember.from_numpy(b))
+    lam = np.linalg.eigvals(np.linalg.solve(b, m)).real
+    np.testing.assert_allclose(E.numpy(), np.sort(lam)[::-1][:2], rtol=1e-6)
+    np.testing.assert_allclose(X.numpy().T @ b @ X.numpy(), np.eye(2), atol=1e-10)
+    with pytest.raises(ValueError, match="3 x"):
+        ember.lobpcg(ember.from_numpy(m[:5, :5]), k=2)
