@@ -196,6 +196,21 @@ def test_small_methods():
         assert x.volatile is False
 
 
+class _Marked(ember.Tensor):
+    pass
+
+
+def test_as_subclass_aliases_and_keeps_the_graph():
+    x = ember.ones(2, requires_grad=True)
+    y = x.as_subclass(_Marked)
+    assert type(y) is _Marked and y.requires_grad and not y.is_leaf
+    assert y.data_ptr() == x.data_ptr()
+    (y * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    with pytest.raises(TypeError, match="inherit from Tensor"):
+        x.as_subclass(int)
+
+
 # -- nn.functional -------------------------------------------------------------------------
 
 def test_grouped_mm_matches_torch():

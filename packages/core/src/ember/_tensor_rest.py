@@ -1,7 +1,7 @@
 """Tensor methods and attributes of ``torch.Tensor`` that are no math op: ``apply_``,
 ``map_``, ``map2_`` (Python callables on CPU tensors), ``bfloat16``, ``const_data_ptr``,
 ``dim_order``, ``fill_diagonal_``, ``grad_dtype``, ``is_set_to``, ``set_``, ``resize_``,
-``resize_as_``, ``resize``, ``resize_as``, ``module_load``, ``name``, ``to_dense``,
+``resize_as_``, ``resize``, ``resize_as``, ``module_load``, ``as_subclass``, ``name``, ``to_dense``,
 ``to_mkldnn``, ``is_xla``, ``is_distributed``, ``hash_tensor``, ``ipu``/``xpu``/``mtia``
 (PyTorch's errors without those devices) and the removed ``reinforce``, ``volatile``,
 ``eig``, ``lstsq``, ``solve``, ``symeig`` (they raise PyTorch's messages). Installed on
@@ -112,22 +112,18 @@ def fill_diagonal_(self, fill_value, wrap: bool = False):
     return self.masked_fill_(make(mask, device=self.device), fill_value)
 
 
-class _GradDtype:
-    """``grad_dtype``: the dtype gradients of this tensor take (its own dtype)."""
+def _get_grad_dtype(self):
+    if self.grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+    return self.dtype
 
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        if obj.grad_fn is not None:
-            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
-        return obj.dtype
 
-    def __set__(self, obj, value):
-        if obj.grad_fn is not None:
-            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
-        if value is not obj.dtype:
-            raise RuntimeError(f"ember's autograd accumulates gradients in the tensor's own "
-                               f"dtype ({obj.dtype}); grad_dtype={value} is not supported")
+def _set_grad_dtype(self, value):
+    if self.grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+    if value is not self.dtype:
+        raise RuntimeError(f"ember's autograd accumulates gradients in the tensor's own dtype "
+                           f"({self.dtype}); grad_dtype={value} is not supported")
 
 
 def is_set_to(self, tensor) -> bool:
@@ -253,15 +249,6 @@ def _mtia(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError("Torch not compiled with MTIA enabled")
 
 
-def _removed(name, message):
-    def method(self, *args, **kwargs):
-        raise RuntimeError(message)
-
-    method.__name__ = name
-    method.__doc__ = f"Removed from PyTorch; raises: {message.splitlines()[0]}"
-    return method
-
-
 _DEPRECATED_19 = "This function was deprecated since version 1.9 and is now removed. "
 _REMOVED = {
     "reinforce": "reinforce() was removed.\nUse torch.distributions instead.\nSee "
@@ -276,6 +263,46 @@ _REMOVED = {
                                "triangular portion of the matrix by default to using the lower "
                                "triangular portion.",
 }
+
+
+def reinforce(self, reward):
+    """Removed from PyTorch (use ``ember.distributions``): raises PyTorch's message."""
+    raise RuntimeError(_REMOVED["reinforce"])
+
+
+def eig(self, eigenvectors=False):
+    """Removed from PyTorch (use ``ember.linalg.eig``): raises PyTorch's message."""
+    raise RuntimeError(_REMOVED["eig"])
+
+
+def lstsq(self, other):
+    """Removed from PyTorch (use ``ember.linalg.lstsq``): raises PyTorch's message."""
+    raise RuntimeError(_REMOVED["lstsq"])
+
+
+def solve(self, other):
+    """Removed from PyTorch (use ``ember.linalg.solve``): raises PyTorch's message."""
+    raise RuntimeError(_REMOVED["solve"])
+
+
+def symeig(self, eigenvectors=False):
+    """Removed from PyTorch (use ``ember.linalg.eigh``): raises PyTorch's message."""
+    raise RuntimeError(_REMOVED["symeig"])
+
+
+def as_subclass(self, cls):
+    """This tensor as an instance of ``cls`` (a subclass of :class:`ember.Tensor`): an alias
+    sharing the data, attached to the autograd graph (a view of the whole tensor), as
+    PyTorch's. ember has no ``__torch_function__``, so ops on the result return plain
+    tensors."""
+    from ember._tensor import Tensor
+
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    out = self.view_as(self)
+    out.__class__ = cls
+    return out
 
 
 def _volatile(self):
@@ -294,14 +321,16 @@ def install(Tensor) -> None:
     """Put the methods and attributes on ``Tensor``."""
     for fn in (apply_, map_, map2_, bfloat16, const_data_ptr, dim_order, fill_diagonal_,
                is_set_to, set_, resize_, resize_as_, resize, resize_as, module_load, to_dense,
-               to_mkldnn):
+               to_mkldnn, as_subclass):
         setattr(Tensor, fn.__name__, fn)
     Tensor.ipu, Tensor.xpu, Tensor.mtia = _ipu, _xpu, _mtia
     Tensor.hash_tensor = _hash_tensor
     Tensor.is_distributed = lambda self: False
-    Tensor.grad_dtype = _GradDtype()
+    Tensor.grad_dtype = property(_get_grad_dtype, _set_grad_dtype, doc=(
+        "The dtype of this leaf's gradients: its own dtype (ember accumulates gradients in "
+        "the tensor's dtype; setting another raises)."))
     Tensor.name = property(lambda self: None, doc="None: ember's tensors carry no name.")
     Tensor.is_xla = property(lambda self: False, doc="False: ember has no XLA device.")
     Tensor.volatile = property(_volatile, doc="Removed from PyTorch: always False.")
-    for name, message in _REMOVED.items():
-        setattr(Tensor, name, _removed(name, message))
+    for fn in (reinforce, eig, lstsq, solve, symeig):
+        setattr(Tensor, fn.__name__, fn)

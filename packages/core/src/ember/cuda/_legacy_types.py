@@ -55,14 +55,14 @@ BoolTensor = _tensor_type("BoolTensor", _dtype.bool)
 class _CudaLegacyStorage(_legacy.TypedStorage):
     """A TypedStorage on the current CUDA device."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, wrap_storage=None, dtype=None, device=None, _internal=False):
         from ember.cuda import is_available
 
         if not is_available():
             raise AssertionError("Torch not compiled with CUDA enabled")
-        if "wrap_storage" not in kwargs:
-            kwargs.setdefault("device", "cuda")
-        super().__init__(*args, **kwargs)
+        if wrap_storage is None and device is None:
+            device = "cuda"
+        super().__init__(*args, dtype=dtype, device=device, wrap_storage=wrap_storage)
 
 
 def _storage_class(name, dt):

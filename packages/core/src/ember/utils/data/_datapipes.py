@@ -44,8 +44,7 @@ class _FunctionalMixin:
         cls.functions[function_name] = function
 
     @classmethod
-    def register_datapipe_as_function(cls, function_name, cls_to_register,
-                                      enable_df_api_tracing=False):
+    def register_datapipe_as_function(cls, function_name, cls_to_register):
         if function_name in cls.functions:
             raise Exception(f"Unable to add DataPipe function name {function_name} as it is "  # noqa: TRY002
                             "already taken")
