@@ -89,6 +89,23 @@ def test_exceptions_and_flags():
     np.testing.assert_array_equal(torch.from_dlpack(ember.to_dlpack(x)).numpy(), [1.0, 1.0])
 
 
+def test_float8_e8m0fnu_matches_torch(tmp_path):
+    v = [0.25, 1.0, 3.0, 1024.0, 5e-39, 2.0**127]
+    e = ember.tensor(v).to(ember.float8_e8m0fnu)
+    t = torch.tensor(v).to(torch.float8_e8m0fnu)
+    np.testing.assert_array_equal(e.float().numpy(), t.float().numpy())
+    assert e.element_size() == 1 and e.type() == t.type()
+    fe, ft = ember.finfo(ember.float8_e8m0fnu), torch.finfo(torch.float8_e8m0fnu)
+    assert (fe.eps, fe.max, fe.tiny, fe.resolution) == (ft.eps, ft.max, ft.tiny, ft.resolution)
+    torch.save({"x": t}, tmp_path / "t.pt")
+    np.testing.assert_array_equal(ember.load(tmp_path / "t.pt")["x"].float().numpy(),
+                                  t.float().numpy())
+    ember.save({"x": e}, tmp_path / "e.pt")
+    back = torch.load(tmp_path / "e.pt")["x"]
+    assert back.dtype == torch.float8_e8m0fnu
+    np.testing.assert_array_equal(back.float().numpy(), t.float().numpy())
+
+
 # -- Tensor leftovers --------------------------------------------------------------------
 
 def test_dim_order_matches_torch():

@@ -280,11 +280,12 @@ __all__ += ["func", "vmap", "is_inference", "is_anomaly_enabled", "is_anomaly_ch
 # -- surface: nn and optim --
 # -- surface: rest (exceptions, SyncBatchNorm kernels, meshgrid, cond, Tensor leftovers) --
 from ember import _lowrank, _surface_rest, _tensor_rest  # noqa: E402
+from ember._dtype import float8_e8m0fnu  # noqa: E402
 from ember._lowrank import *  # noqa: E402,F403
 from ember._surface_rest import *  # noqa: E402,F403
 
 _tensor_rest.install(Tensor)
-__all__ += _surface_rest.__all__ + _lowrank.__all__
+__all__ += _surface_rest.__all__ + _lowrank.__all__ + ["float8_e8m0fnu"]
 # -- end of the surface markers --
 
 def is_tensor(obj, /) -> bool:
