@@ -182,3 +182,33 @@ def test_lobpcg_eigenpairs():
     np.testing.assert_allclose(X.numpy().T @ b @ X.numpy(), np.eye(2), atol=1e-10)
     with pytest.raises(ValueError, match="3 x"):
         ember.lobpcg(ember.from_numpy(m[:5, :5]), k=2)
+
+
+def test_scaled_grouped_mm_rowwise_against_numpy():
+    # torch has no CPU kernel for scaled_grouped_mm: checked against the formula
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((32, 16)).astype(np.float32)
+    b = rng.standard_normal((2, 16, 8)).astype(np.float32)
+    sa = rng.random(32).astype(np.float32) + 0.5
+    sb = rng.random((2, 8)).astype(np.float32) + 0.5
+    ea = ember.from_numpy(a).to(ember.float8_e4m3fn)
+    eb = ember.from_numpy(b).to(ember.float8_e4m3fn)
+    out = F.scaled_grouped_mm(ea, eb, ember.from_numpy(sa), F.ScalingType.RowWise,
+                              ember.from_numpy(sb), F.ScalingType.RowWise,
+                              offs=ember.tensor([10, 32], dtype=ember.int32))
+    af, bf = ea.float().numpy(), eb.float().numpy()
+    want = np.concatenate([(af[:10] * sa[:10, None]) @ (bf[0] * sb[0]),
+                           (af[10:] * sa[10:, None]) @ (bf[1] * sb[1])])
+    assert out.dtype is ember.bfloat16
+    np.testing.assert_allclose(out.float().numpy(), want, rtol=1e-2, atol=1e-2 * abs(want).max())
+    one = ember.tensor(2.0)
+    out = F.scaled_grouped_mm(ea, eb, one, F.ScalingType.TensorWise, one,
+                              F.ScalingType.TensorWise, offs=ember.tensor([10, 32],
+                                                                          dtype=ember.int32),
+                              output_dtype=ember.float32)
+    want = np.concatenate([4 * af[:10] @ bf[0], 4 * af[10:] @ bf[1]])
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="TensorWise and RowWise"):
+        F.scaled_grouped_mm(ea, eb, one, F.ScalingType.BlockWise1x32, one,
+                            F.ScalingType.TensorWise, offs=ember.tensor([10, 32],
+                                                                        dtype=ember.int32))

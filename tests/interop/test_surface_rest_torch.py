@@ -500,3 +500,87 @@ def test_cuda_legacy_types():
         x = ember.cuda.FloatTensor(2, 3)
         assert x.is_cuda and isinstance(x, ember.cuda.FloatTensor)
         assert not isinstance(x, ember.FloatTensor)
+
+
+# -- archives, sym_*, FatalError -----------------------------------------------------------
+
+def test_pytorch_file_writer_reader_interoperate():
+    import io
+
+    buf = io.BytesIO()
+    w = ember.PyTorchFileWriter(buf)
+    w.write_record("data.pkl", b"hello", 5)
+    w.write_record("data/0", ember.arange(4.0).untyped_storage(), 16)
+    assert w.get_all_written_records() == {"data.pkl", "data/0"}
+    w.write_end_of_file()
+    r = torch.PyTorchFileReader(io.BytesIO(buf.getvalue()))
+    assert r.get_record("data.pkl") == b"hello"
+    assert r.get_record_offset("data/0") % 64 == 0
+    np.testing.assert_array_equal(np.frombuffer(r.get_record("data/0"), np.float32),
+                                  [0, 1, 2, 3])
+    er = ember.PyTorchFileReader(io.BytesIO(buf.getvalue()))
+    assert er.get_record_offset("data/0") == r.get_record_offset("data/0")
+    np.testing.assert_array_equal(er.get_storage_from_record("data/0", 4, ember.float32)
+                                  .numpy(), [0, 1, 2, 3])
+    tbuf = io.BytesIO()
+    tw = torch.PyTorchFileWriter(tbuf)
+    tw.write_record("x", b"abc", 3)
+    tw.write_end_of_file()
+    er = ember.PyTorchFileReader(io.BytesIO(tbuf.getvalue()))
+    tr = torch.PyTorchFileReader(io.BytesIO(tbuf.getvalue()))
+    assert er.get_record("x") == b"abc" and er.has_record("x") and not er.has_record("y")
+    assert sorted(er.get_all_records()) == sorted(tr.get_all_records())
+    assert er.get_record_offset("x") == tr.get_record_offset("x")
+    with pytest.raises(RuntimeError, match="file not found"):
+        er.get_record("y")
+
+
+def test_storage_contexts():
+    s = ember.SerializationStorageContext()
+    a, b = ember.ones(2).untyped_storage(), ember.ones(3).untyped_storage()
+    assert not s.has_storage(a)
+    assert s.get_or_add_storage(a) == 0 and s.get_or_add_storage(b) == 1
+    assert s.get_or_add_storage(a) == 0 and s.has_storage(a)
+    d = ember.DeserializationStorageContext()
+    d.add_storage("0", ember.ones(2))
+    assert d.has_storage("0") and not d.has_storage("1")
+    assert d.get_storage("0", ember.float32).shape == (2,)
+
+
+@pytest.mark.parametrize("name,args", [("sym_int", (-2.7,)), ("sym_int", (3.9,)),
+                                       ("sym_float", (3,)), ("sym_max", (3, 2.0)),
+                                       ("sym_min", (2, 3)), ("sym_not", (True,)),
+                                       ("sym_sqrt", (4,)), ("sym_ite", (False, 1, 2)),
+                                       ("sym_sum", ([1, 2, 3],))])
+def test_sym_functions_match_torch(name, args):
+    got, want = getattr(ember, name)(*args), getattr(torch, name)(*args)
+    assert got == want and type(got) is type(want)
+
+
+def test_fatal_error():
+    assert issubclass(ember.FatalError, Exception)
+    assert not issubclass(ember.FatalError, RuntimeError)
+
+
+# -- shell dtypes --------------------------------------------------------------------------
+
+SHELL = [f"int{i}" for i in range(1, 8)] + [f"uint{i}" for i in range(1, 8)] + \
+    ["bits8", "bits16", "bits1x8", "bits2x4", "bits4x2", "float4_e2m1fn_x2"]
+
+
+@pytest.mark.parametrize("name", SHELL)
+def test_shell_dtypes_like_torch(name):
+    e, t = getattr(ember, name), getattr(torch, name)
+    assert e.itemsize == t.itemsize and e.is_floating_point == t.is_floating_point
+    assert e.is_complex == t.is_complex
+    if not name.startswith("bits"):
+        assert e.is_signed == t.is_signed
+    x = ember.zeros(3, dtype=e)
+    assert x.dtype is e and x.shape == (3,)
+    raw = torch.zeros(3, dtype=t).view(torch.uint8 if t.itemsize == 1 else torch.uint16)
+    back = x.view(ember.uint8 if e.itemsize == 1 else ember.uint16)
+    np.testing.assert_array_equal(back.numpy(), raw.numpy())
+    assert ember.zeros(3, dtype=back.dtype).view(e).dtype is e
+    with pytest.raises(TypeError):
+        x + 1
+    assert ember.bit is ember.uint1 and torch.bit is torch.uint1

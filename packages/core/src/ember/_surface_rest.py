@@ -1,7 +1,7 @@
 """Top-level names of ``torch`` that are no math op: the exception classes
 ``AcceleratorError`` / ``OutOfMemoryError``, ``GradScaler``, ``meshgrid``, ``cond``,
 SyncBatchNorm's kernels (``batch_norm_stats`` & co.), ``is_distributed``, ``resize_as_``,
-``to_dlpack``, ``thread_safe_generator`` and ``hash_tensor``.
+``to_dlpack``, ``thread_safe_generator``, ``hash_tensor`` and ``FatalError``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,12 @@ __all__ = [
     "batch_norm_stats", "batch_norm_elemt", "batch_norm_gather_stats",
     "batch_norm_gather_stats_with_counts", "batch_norm_update_stats",
     "batch_norm_backward_reduce", "batch_norm_backward_elemt", "is_distributed",
-    "resize_as_", "to_dlpack", "thread_safe_generator", "hash_tensor",
+    "resize_as_", "to_dlpack", "thread_safe_generator", "hash_tensor", "FatalError",
 ]
+
+
+class FatalError(Exception):
+    """An unrecoverable internal error (PyTorch raises it for fatal C++ errors)."""
 
 
 def meshgrid(*tensors, indexing: str | None = None):

@@ -237,6 +237,13 @@ def to_mkldnn(self, dtype=None):
                        "are strided")
 
 
+def to_padded_tensor(self, padding, output_size=None):
+    """Only nested tensors have a padded form; ember's tensors are strided, so this raises,
+    as PyTorch does for a strided tensor."""
+    raise RuntimeError("to_padded_tensor: only nested tensors have a padded form; ember has "
+                       "strided tensors only (PyTorch raises for strided tensors too)")
+
+
 def _ipu(self, device=None, non_blocking=False, memory_format=None):
     raise RuntimeError("PyTorch is not linked with support for ipu devices")
 
@@ -305,6 +312,14 @@ def as_subclass(self, cls):
     return out
 
 
+def _get_name(self):
+    return self.__dict__.get("_surface_name")
+
+
+def _set_name(self, value):
+    self.__dict__["_surface_name"] = value
+
+
 def _volatile(self):
     warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
                   stacklevel=2)
@@ -321,7 +336,7 @@ def install(Tensor) -> None:
     """Put the methods and attributes on ``Tensor``."""
     for fn in (apply_, map_, map2_, bfloat16, const_data_ptr, dim_order, fill_diagonal_,
                is_set_to, set_, resize_, resize_as_, resize, resize_as, module_load, to_dense,
-               to_mkldnn, as_subclass):
+               to_mkldnn, as_subclass, to_padded_tensor):
         setattr(Tensor, fn.__name__, fn)
     Tensor.ipu, Tensor.xpu, Tensor.mtia = _ipu, _xpu, _mtia
     Tensor.hash_tensor = _hash_tensor
@@ -329,7 +344,8 @@ def install(Tensor) -> None:
     Tensor.grad_dtype = property(_get_grad_dtype, _set_grad_dtype, doc=(
         "The dtype of this leaf's gradients: its own dtype (ember accumulates gradients in "
         "the tensor's dtype; setting another raises)."))
-    Tensor.name = property(lambda self: None, doc="None: ember's tensors carry no name.")
+    Tensor.name = property(_get_name, _set_name, doc=(
+        "A name a program gives the tensor (None until set), as torch's settable ``name``."))
     Tensor.is_xla = property(lambda self: False, doc="False: ember has no XLA device.")
     Tensor.volatile = property(_volatile, doc="Removed from PyTorch: always False.")
     for fn in (reinforce, eig, lstsq, solve, symeig):

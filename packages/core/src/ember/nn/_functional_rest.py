@@ -1,19 +1,22 @@
 """The rest of ``torch.nn.functional``'s names: ``Tensor``, the ``__torch_function__``
 queries (``has_torch_function`` & co.; ember has no ``__torch_function__`` protocol yet, so
-they answer False), ``assert_int_or_pair``, ``native_channel_shuffle``, ``grouped_mm`` and
-``scaled_mm`` with their ``ScalingType`` / ``SwizzleType`` enums.
+they answer False), ``assert_int_or_pair``, ``native_channel_shuffle``, ``grouped_mm``,
+``scaled_mm`` and ``scaled_grouped_mm`` with their ``ScalingType`` / ``SwizzleType`` enums.
 """
 
 from __future__ import annotations
 
 import enum
 
+import numpy as np
+
 from ember._dtype import bfloat16
 from ember._tensor import Tensor
 
 __all__ = ["Tensor", "has_torch_function", "has_torch_function_unary",
            "has_torch_function_variadic", "handle_torch_function", "assert_int_or_pair",
-           "native_channel_shuffle", "ScalingType", "SwizzleType", "grouped_mm", "scaled_mm"]
+           "native_channel_shuffle", "ScalingType", "SwizzleType", "grouped_mm", "scaled_mm",
+           "scaled_grouped_mm"]
 
 
 def has_torch_function(relevant_args) -> bool:
@@ -196,3 +199,41 @@ def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, sw
     if bias is not None:
         out = out + bias.float()
     return out.to(output_dtype)
+
+
+def _group_scale(mat, scale, recipe, side):
+    recipe = ScalingType(recipe[0] if isinstance(recipe, (list, tuple)) else recipe)
+    scale = scale[0] if isinstance(scale, (list, tuple)) else scale
+    if recipe is ScalingType.TensorWise:
+        if scale.numel() != 1:
+            raise RuntimeError("scaled_grouped_mm: a TensorWise scale has one element")
+        return scale.float().reshape(())
+    if recipe is not ScalingType.RowWise:
+        raise RuntimeError(f"scaled_grouped_mm: ember supports the TensorWise and RowWise "
+                           f"recipes, not {recipe.name}")
+    # RowWise: one scale per row of mat_a / per column of mat_b (per group for 3D)
+    shape = mat.shape[:-1] if side == "a" else mat.shape[:-2] + mat.shape[-1:]
+    if scale.numel() != int(np.prod(shape)):
+        raise RuntimeError(f"scaled_grouped_mm: a RowWise scale of mat_{side} has "
+                           f"{int(np.prod(shape))} elements, got {scale.numel()}")
+    s = scale.float().reshape(shape)
+    return s.unsqueeze(-1) if side == "a" else s.unsqueeze(-2)
+
+
+def scaled_grouped_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b,
+                      swizzle_a=None, swizzle_b=None, bias=None, offs=None,
+                      output_dtype=bfloat16, contraction_dim=(), use_fast_accum=False):
+    """:func:`grouped_mm` of scaled low-precision operands: ``grouped_mm(mat_a * scale_a,
+    mat_b * scale_b, offs=offs) + bias`` in float32, returned as ``output_dtype``.
+
+    The recipes are :func:`scaled_mm`'s ``TensorWise`` (one scale) and ``RowWise`` (a scale
+    per row of ``mat_a`` and per column of ``mat_b``, per group for a 3D operand); ember
+    supports those two. The other arguments are :func:`grouped_mm`'s and :func:`scaled_mm`'s.
+    """
+    if tuple(contraction_dim) not in ((), (1, 0), (-1, -2)):
+        raise RuntimeError("scaled_grouped_mm: contraction_dim must be the last dim of mat_a "
+                           "and the second to last of mat_b")
+    a = mat_a.float() * _group_scale(mat_a, scale_a, scale_recipe_a, "a")
+    b = mat_b.float() * _group_scale(mat_b, scale_b, scale_recipe_b, "b")
+    out = grouped_mm(a, b, offs=offs, bias=None if bias is None else bias.float())
+    return out.to(bfloat16 if output_dtype is None else output_dtype)
