@@ -65,6 +65,13 @@ class IterDataPipe(_FunctionalMixin, IterableDataset):
 
     functions: dict = {}
 
+    @classmethod
+    def register_datapipe_as_function(cls, function_name, cls_to_register,
+                                      enable_df_api_tracing=False):
+        """Make ``cls_to_register(self, ...)`` the method ``function_name`` of every
+        IterDataPipe (``enable_df_api_tracing`` is PyTorch's DataFrame tracing: accepted)."""
+        super().register_datapipe_as_function(function_name, cls_to_register)
+
     def __repr__(self):
         return type(self).__qualname__
 
