@@ -148,13 +148,16 @@ def set_(self, source=None, storage_offset: int = 0, size=None, stride=None):
                                f"type {source.dtype} for argument 'source'")
         self._data = source._data
     elif isinstance(source, (TypedStorage, UntypedStorage)):
+        from ember._backend import backend_of
+
         raw = source.untyped()._bytes if isinstance(source, TypedStorage) else source._bytes
+        xp = backend_of(raw).xp
         flat = raw.view(self._data.dtype)
         size = tuple(size) if size is not None else (flat.size - storage_offset,)
         if stride is None:
             stride = tuple(int(np.prod(size[i + 1:])) for i in range(len(size)))
         item = flat.itemsize
-        self._data = np.lib.stride_tricks.as_strided(
+        self._data = xp.lib.stride_tricks.as_strided(
             flat[storage_offset:], shape=size, strides=tuple(s * item for s in stride))
     else:
         raise TypeError(f"set_(): source must be a Tensor or a storage, not "
@@ -179,7 +182,9 @@ def resize_(self, *sizes, memory_format=None):
         raise RuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
     n = int(np.prod(shape))
     data = self._data
-    xp = np if isinstance(data, np.ndarray) else __import__("cupy")
+    from ember._backend import backend_of
+
+    xp = backend_of(data).xp
     if n <= data.size and data.flags.c_contiguous:
         self._data = data.reshape(-1)[:n].reshape(shape)
     else:
