@@ -134,15 +134,18 @@ def load_exclusions(path: Path = EXCLUSIONS_FILE) -> dict:
 _NO_MODULE: set = set()  # module paths that failed to import (each try can be slow)
 
 
-def resolve(path: str, import_last: bool = True):
+_MISSING = object()
+
+
+def resolve(path: str, import_last: bool = True, default=None):
     """The object at a dotted path (``ember.nn.modules.activation``), importing modules on the
     way (the last part only with ``import_last``: a name that should be a function is looked
-    up, not imported); None where there is none."""
+    up, not imported); ``default`` (None) where there is none."""
     parts = path.split(".")
     try:
         obj = importlib.import_module(parts[0])
     except ImportError:
-        return None
+        return default
     for i, part in enumerate(parts[1:], start=1):
         try:
             obj = getattr(obj, part)
@@ -150,16 +153,16 @@ def resolve(path: str, import_last: bool = True):
         except AttributeError:
             pass
         except Exception:  # noqa: BLE001 - a module attribute that raises is not there
-            return None
+            return default
         sub = ".".join(parts[: i + 1])
         if not isinstance(obj, types.ModuleType) or sub in _NO_MODULE or \
                 (i == len(parts) - 1 and not import_last):
-            return None
+            return default
         try:
             obj = importlib.import_module(sub)
         except Exception:  # noqa: BLE001 - a submodule that fails to import is not there
             _NO_MODULE.add(sub)
-            return None
+            return default
     return obj
 
 
@@ -256,7 +259,9 @@ def surface(exclusions: dict | None = None) -> list[ModuleReport]:
             rep.unknown = sorted(set(excl) - set(names))
             for name in names:
                 is_module = isinstance(resolve(f"{module}.{name}"), types.ModuleType)
-                there = resolve(_ember_path(module, name), import_last=is_module) is not None
+                # a value of None (cudnn.benchmark_limit without cuDNN) is there too
+                there = resolve(_ember_path(module, name), import_last=is_module,
+                                default=_MISSING) is not _MISSING
                 if name in excl:
                     (rep.stale if there else rep.excluded).append(name)
                 elif there:

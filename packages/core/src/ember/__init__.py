@@ -291,6 +291,18 @@ from ember.func import vmap  # noqa: E402
 __all__ += ["func", "vmap", "is_inference", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
             "set_anomaly_enabled"]
 # -- surface: nn and optim --
+# -- surface: rest (exceptions, SyncBatchNorm kernels, meshgrid, cond, Tensor leftovers) --
+from ember import _archive, _lowrank, _shell_dtypes, _surface_rest, _sym, _tensor_rest  # noqa: E402,E501
+from ember._archive import *  # noqa: E402,F403
+from ember._dtype import float8_e8m0fnu  # noqa: E402
+from ember._lowrank import *  # noqa: E402,F403
+from ember._shell_dtypes import *  # noqa: E402,F403
+from ember._surface_rest import *  # noqa: E402,F403
+from ember._sym import *  # noqa: E402,F403
+
+_tensor_rest.install(Tensor)
+__all__ += _surface_rest.__all__ + _lowrank.__all__ + _sym.__all__ + _archive.__all__ + \
+    _shell_dtypes.__all__ + ["float8_e8m0fnu"]
 # -- end of the surface markers --
 
 def is_tensor(obj, /) -> bool:

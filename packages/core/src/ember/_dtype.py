@@ -19,7 +19,7 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
     "float64", "complex64", "complex128", "half", "float", "double", "short", "int", "long",
     "cfloat", "cdouble", "uint16", "uint32", "uint64", "bfloat16", "float8_e4m3fn",
-    "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "get_default_dtype",
+    "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "get_default_dtype",
     "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
 ]
 
@@ -30,7 +30,7 @@ __all__ = [
 # those dtypes' NumPy type is needed (creating or converting a tensor of that dtype), or
 # when an array of such a type arrives from elsewhere (``from_numpy``).
 _ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
-              "float8_e5m2fnuz")
+              "float8_e5m2fnuz", "float8_e8m0fnu")
 _ml_state = {"module": None}
 
 
@@ -107,6 +107,8 @@ float8_e4m3fn = dtype("float8_e4m3fn", None, kind="f", itemsize=1)
 float8_e5m2 = dtype("float8_e5m2", None, kind="f", itemsize=1)
 float8_e4m3fnuz = dtype("float8_e4m3fnuz", None, kind="f", itemsize=1)
 float8_e5m2fnuz = dtype("float8_e5m2fnuz", None, kind="f", itemsize=1)
+# an 8-bit exponent, no sign, no mantissa (powers of two: MX formats' block scales)
+float8_e8m0fnu = dtype("float8_e8m0fnu", None, kind="f", itemsize=1)
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
@@ -114,11 +116,11 @@ cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64,
               complex64, complex128, uint16, uint32, uint64, bfloat16, float8_e4m3fn,
-              float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
+              float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 _BY_NUMPY = {d._np: d for d in ALL_DTYPES if d._np is not None}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _UNSIGNED_WIDE = (uint16, uint32, uint64)
-_FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
+_FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 
 # PyTorch's ScalarType names, as its messages print them
 TORCH_NAMES = {
@@ -128,6 +130,7 @@ TORCH_NAMES = {
     "uint32": "UInt32", "uint64": "UInt64", "bfloat16": "BFloat16",
     "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
     "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
+    "float8_e8m0fnu": "Float8_e8m0fnu",
 }
 
 
@@ -155,8 +158,8 @@ def from_numpy(np_dtype) -> dtype:
     raise TypeError(
         f"can't convert np.ndarray of type {np_dt}. The only supported types are: float64, "
         "float32, float16, bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, "
-        "float8_e5m2fnuz, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
-        "uint16, uint8, and bool.")
+        "float8_e5m2fnuz, float8_e8m0fnu, complex64, complex128, int64, int32, int16, int8, "
+        "uint64, uint32, uint16, uint8, and bool.")
 
 
 def to_numpy(d) -> np.dtype:
@@ -321,6 +324,8 @@ class finfo:
         self.tiny = builtins.float(info.tiny)
         self.smallest_normal = self.tiny
         self.resolution = builtins.float(info.resolution)
+        if d.name == "float8_e8m0fnu":  # no mantissa: c10 says resolution 1 (ml_dtypes 1/8)
+            self.resolution = 1.0
 
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "

@@ -43,6 +43,7 @@ _TYPE_NAMES = {
     "uint16": "UInt16Tensor", "uint32": "UInt32Tensor", "uint64": "UInt64Tensor",
     "float8_e4m3fn": "Float8_e4m3fnTensor", "float8_e5m2": "Float8_e5m2Tensor",
     "float8_e4m3fnuz": "Float8_e4m3fnuzTensor", "float8_e5m2fnuz": "Float8_e5m2fnuzTensor",
+    "float8_e8m0fnu": "Float8_e8m0fnuTensor",
 }
 
 

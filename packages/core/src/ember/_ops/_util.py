@@ -30,6 +30,7 @@ _TYPE_NAMES = {
     "uint32": "UInt32", "uint64": "UInt64", "bfloat16": "BFloat16",
     "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
     "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
+    "float8_e8m0fnu": "Float8_e8m0fnu",
 }
 _CPP_TYPE_NAMES = {
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",

@@ -30,7 +30,7 @@ STORAGE_NAMES = {
 }
 # PyTorch dtypes that ember has no counterpart for (they can appear in a file, not in a tensor)
 UNSUPPORTED_DTYPES = (
-    ["complex32", "float8_e8m0fnu", "float4_e2m1fn_x2", "qint8",
+    ["complex32", "float4_e2m1fn_x2", "qint8",
      "qint32", "quint8", "quint4x2", "quint2x4", "bits1x8", "bits2x4", "bits4x2", "bits8",
      "bits16"]
     + [f"int{i}" for i in range(1, 8)] + [f"uint{i}" for i in range(1, 8)])
@@ -440,7 +440,7 @@ def torch_globals() -> dict:
     for name in UNSUPPORTED_DTYPES:
         table[f"torch.{name}"] = UnsupportedDtype(name)
     for name in ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
-                 "float8_e4m3fnuz", "float8_e5m2fnuz"):  # saved with untyped storages
+                 "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"):  # untyped storages
         table[f"torch.{name}"] = getattr(_dtype, name)
     for storage_name in [*STORAGE_NAMES.values(), "UntypedStorage"]:
         for module in ("torch", "torch.cuda"):

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import functools
 
-from ember.backends import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum
+from ember.backends import cpu, cuda, cudnn, mha, mkl, mkldnn, mps, openmp, opt_einsum
 
-__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
+__all__ = ["cpu", "cuda", "cudnn", "mha", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
 
 
 @functools.cache

@@ -177,3 +177,147 @@ def preferred_rocm_fa_library(backend=None):
     """The ROCm flash-attention library preference: ``"default"`` (ember has no ROCm
     backend; the value is not used)."""
     return "default"
+
+
+# -- cuBLAS workspaces and the cuFFT plan cache ---------------------------------------------
+
+def _default_cublas_workspace() -> int:
+    # CUBLAS_WORKSPACE_CONFIG=":SIZE_KiB:COUNT[:SIZE_KiB:COUNT...]", PyTorch's default
+    # ":4096:2:16:8" (4096 KiB twice, 16 KiB eight times).
+    import os
+
+    spec = os.environ.get("CUBLAS_WORKSPACE_CONFIG", ":4096:2:16:8")
+    parts = [p for p in spec.split(":") if p]
+    try:
+        return sum(int(parts[i]) * 1024 * int(parts[i + 1]) for i in range(0, len(parts), 2))
+    except (ValueError, IndexError):
+        return 4096 * 1024 * 2 + 16 * 1024 * 8
+
+
+def _workspace(key, size, default):
+    if size is not None:
+        if int(size) < 0:
+            raise RuntimeError(f"workspace size must be non-negative, got {size}")
+        FLAGS[key] = int(size)
+    return FLAGS.get(key, default())
+
+
+def cublas_workspace_size(size: None | int = None) -> int:
+    """Query or set the cuBLAS workspace size in bytes (default from
+    ``CUBLAS_WORKSPACE_CONFIG``, PyTorch's default ``":4096:2:16:8"``). The value is kept
+    in ``ember._flags.FLAGS`` for the CUDA backend; CuPy's cuBLAS handles manage their own
+    workspace today, so it changes no result."""
+    return _workspace("cublas_workspace_size", size, _default_cublas_workspace)
+
+
+def cublaslt_workspace_size(size: None | int = None) -> int:
+    """Query or set the cuBLASLt workspace size in bytes (default: ``CUBLASLT_WORKSPACE_SIZE``
+    KiB, else the cuBLAS size: PyTorch's unified workspace). Recorded, as
+    :func:`cublas_workspace_size`."""
+    import os
+
+    def default():
+        env = os.environ.get("CUBLASLT_WORKSPACE_SIZE")
+        return int(env) * 1024 if env and env.isdigit() else cublas_workspace_size()
+
+    return _workspace("cublaslt_workspace_size", size, default)
+
+
+def blas_workspace_size(size: None | int = None, backend=None) -> int:
+    """Query or set the workspace size of ``backend`` (``"cublas"``, ``"cublaslt"``, or None
+    for :func:`preferred_blas_library`, ``"default"`` meaning cuBLAS)."""
+    name = preferred_blas_library() if backend is None else str(backend).lower()
+    name = name.rsplit(".", 1)[-1]
+    if name in ("cublaslt", "ck"):
+        return cublaslt_workspace_size(size)
+    if name in ("cublas", "default"):
+        return cublas_workspace_size(size)
+    raise RuntimeError(f"Unknown BLAS backend {backend!r}: choose cublas or cublaslt")
+
+
+class cuFFTPlanCacheAttrContextProp:  # noqa: N801 - PyTorch's name
+    """A property of a :class:`cuFFTPlanCache` read (and written) for its device index; a
+    string setter is the error a write raises."""
+
+    def __init__(self, getter, setter):
+        self.getter = getter
+        self.setter = setter
+
+    def __get__(self, obj, objtype):
+        if obj is None:
+            return self
+        return self.getter(obj.device_index)
+
+    def __set__(self, obj, val):
+        if isinstance(self.setter, str):
+            raise RuntimeError(self.setter)
+        self.setter(obj.device_index, val)
+
+
+def _plan_cache(device_index):
+    import cupy
+
+    with cupy.cuda.Device(device_index):
+        return cupy.fft.config.get_plan_cache()
+
+
+class cuFFTPlanCache:  # noqa: N801 - PyTorch's name
+    """The cuFFT plan cache of one GPU (CuPy's plan cache, which ember's GPU FFTs use):
+    ``size`` (plans cached, read-only), ``max_size`` (capacity) and :meth:`clear`."""
+
+    def __init__(self, device_index):
+        self.device_index = device_index
+
+    size = cuFFTPlanCacheAttrContextProp(
+        lambda i: _plan_cache(i).get_curr_size(),
+        ".size is a read-only property showing the number of plans currently in the cache. "
+        "To change the cache capacity, set cufft_plan_cache.max_size.")
+    max_size = cuFFTPlanCacheAttrContextProp(
+        lambda i: _plan_cache(i).get_size(), lambda i, v: _plan_cache(i).set_size(int(v)))
+
+    def clear(self):
+        """Drop every cached plan."""
+        _plan_cache(self.device_index).clear()
+
+
+class cuFFTPlanCacheManager:  # noqa: N801 - PyTorch's name
+    """All GPUs' :class:`cuFFTPlanCache`: ``cufft_plan_cache[i]`` is device ``i``'s; its
+    attributes used directly are the current device's."""
+
+    __initialized = False
+
+    def __init__(self):
+        self.caches = []
+        self.__initialized = True
+
+    def __getitem__(self, device):
+        from ember import cuda as _cuda
+
+        index = device if isinstance(device, int) else getattr(device, "index", None)
+        if isinstance(device, str):
+            index = int(device.split(":")[1]) if ":" in device else _cuda.current_device()
+        count = _cuda.device_count()
+        if index is None or index < 0 or index >= count:
+            raise RuntimeError(f"cufft_plan_cache: expected 0 <= device index < {count}, but "
+                               f"got device with index {index}")
+        if not self.caches:
+            self.caches.extend(cuFFTPlanCache(i) for i in range(count))
+        return self.caches[index]
+
+    def __getattr__(self, name):
+        from ember import cuda as _cuda
+
+        return getattr(self[_cuda.current_device()], name)
+
+    def __setattr__(self, name, value):
+        if self.__initialized:
+            from ember import cuda as _cuda
+
+            return setattr(self[_cuda.current_device()], name, value)
+        return super().__setattr__(name, value)
+
+
+cufft_plan_cache = cuFFTPlanCacheManager()
+__all__ += ["blas_workspace_size", "cublas_workspace_size", "cublaslt_workspace_size",
+            "cuFFTPlanCache", "cuFFTPlanCacheAttrContextProp", "cuFFTPlanCacheManager",
+            "cufft_plan_cache"]

@@ -14,10 +14,14 @@ changes no result today::
 from __future__ import annotations
 
 from ember._flags import FLAGS
+from ember.backends._fp32 import FP32Precision
 from ember.backends._prop_module import flag_module, flags_context
 
 # (and the switches enabled, benchmark, benchmark_limit, deterministic, allow_tf32)
-__all__ = ["is_available", "version", "is_acceptable", "flags", "set_flags"]
+__all__ = ["is_available", "version", "is_acceptable", "flags", "set_flags", "conv", "rnn"]
+
+conv = FP32Precision("cuda", "conv", "tf32")  # PyTorch's defaults
+rnn = FP32Precision("cuda", "rnn", "tf32")
 
 _ATTRS = {"enabled": "cudnn_enabled", "benchmark": "cudnn_benchmark",
           "benchmark_limit": "cudnn_benchmark_limit", "deterministic": "cudnn_deterministic",

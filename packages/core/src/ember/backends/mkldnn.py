@@ -4,11 +4,16 @@ switches are recorded in ``ember._flags.FLAGS`` and change nothing."""
 from __future__ import annotations
 
 from ember._flags import FLAGS
+from ember.backends._fp32 import FP32Precision
 from ember.backends._prop_module import flag_module, flags_context
 
 # (and the switches enabled, deterministic, allow_tf32)
 __all__ = ["verbose", "is_available", "is_acl_available", "flags", "set_flags", "VERBOSE_OFF",
-           "VERBOSE_ON", "VERBOSE_ON_CREATION"]
+           "VERBOSE_ON", "VERBOSE_ON_CREATION", "conv", "matmul", "rnn"]
+
+conv = FP32Precision("mkldnn", "conv")
+matmul = FP32Precision("mkldnn", "matmul")
+rnn = FP32Precision("mkldnn", "rnn")
 
 VERBOSE_OFF = 0
 VERBOSE_ON = 1

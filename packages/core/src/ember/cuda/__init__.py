@@ -476,6 +476,37 @@ def __getattr__(name):
     raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")
 
 
+# the legacy CUDA tensor types and storages (ember.cuda.FloatTensor, ...)
+from ember.cuda._legacy_types import (  # noqa: E402
+    BFloat16Storage,
+    BFloat16Tensor,
+    BoolStorage,
+    BoolTensor,
+    ByteStorage,
+    ByteTensor,
+    CharStorage,
+    CharTensor,
+    ComplexDoubleStorage,
+    ComplexFloatStorage,
+    DoubleStorage,
+    DoubleTensor,
+    FloatStorage,
+    FloatTensor,
+    HalfStorage,
+    HalfTensor,
+    IntStorage,
+    IntTensor,
+    LongStorage,
+    LongTensor,
+    ShortStorage,
+    ShortTensor,
+)
+
+__all__ += ["BFloat16Storage", "BFloat16Tensor", "BoolStorage", "BoolTensor", "ByteStorage",
+            "ByteTensor", "CharStorage", "CharTensor", "ComplexDoubleStorage",
+            "ComplexFloatStorage", "DoubleStorage", "DoubleTensor", "FloatStorage",
+            "FloatTensor", "HalfStorage", "HalfTensor", "IntStorage", "IntTensor",
+            "LongStorage", "LongTensor", "ShortStorage", "ShortTensor"]
 
 # typing and __future__ names used by the annotations above: not part of the public namespace
 del annotations

@@ -348,3 +348,20 @@ def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
             os.unlink(path)
 
     return handler
+
+
+def kineto_available() -> bool:
+    """False: ember's profiler records ops at its own dispatch point; there is no Kineto
+    (PyTorch's GPU activity tracer) in ember."""
+    return False
+
+
+def supported_activities() -> set:
+    """The activities :class:`profile` can record here: ``{ProfilerActivity.CPU}`` (ember
+    records no GPU kernel activity yet)."""
+    return {ProfilerActivity.CPU}
+
+
+from ember.profiler._execution_trace import DeviceType, ExecutionTraceObserver  # noqa: E402
+
+__all__ += ["DeviceType", "ExecutionTraceObserver", "kineto_available", "supported_activities"]

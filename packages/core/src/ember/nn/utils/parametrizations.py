@@ -7,7 +7,7 @@ from ember.autograd.grad_mode import no_grad
 from ember.nn.modules.module import Module
 from ember.nn.utils import parametrize
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 def _norm_except_dim(v, dim: int):
@@ -177,3 +177,6 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     parametrize.register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
+
+
+from ember.nn.utils._orthogonal import orthogonal  # noqa: E402

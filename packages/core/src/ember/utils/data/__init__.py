@@ -46,3 +46,8 @@ __all__ = [
     "get_worker_info",
     "random_split",
 ]
+
+from ember.utils.data import _datapipes  # noqa: E402
+from ember.utils.data._datapipes import *  # noqa: E402,F403
+
+__all__ += _datapipes.__all__
