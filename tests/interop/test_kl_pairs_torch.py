@@ -180,7 +180,18 @@ EF_CASES = [
     ("Poisson", {"rate": [2.0, 5.0]}, {"rate": [3.0, 0.4]}),
     ("Bernoulli", {"probs": [0.3, 0.8]}, {"probs": [0.5, 0.1]}),
     ("ContinuousBernoulli", {"probs": [0.3, 0.8]}, {"probs": [0.6, 0.1]}),
+    ("Beta", {"concentration1": [2.0, 0.7], "concentration0": [1.0, 2.0]},
+     {"concentration1": [1.5, 4.0], "concentration0": [2.0, 1.0]}),
+    ("Dirichlet", {"concentration": [[2.0, 0.7, 1.0]]}, {"concentration": [[1.5, 4.0, 0.3]]}),
 ]
+
+
+def test_exponential_families_as_torch():
+    for name in TD.__all__:
+        t = getattr(TD, name)
+        if isinstance(t, type) and issubclass(t, TD.Distribution):
+            assert issubclass(getattr(D, name), D.ExponentialFamily) == \
+                issubclass(t, TD.ExponentialFamily), name
 
 
 @pytest.mark.parametrize("name,sp,sq", EF_CASES, ids=[c[0] for c in EF_CASES])
