@@ -154,3 +154,27 @@ def test_tril_vec_helpers():
         tril_matrix_to_vec(t(m), 4)
     with pytest.raises(ValueError, match="cannot be expressed"):
         vec_to_tril_matrix(t(np.zeros(4)), -1)
+
+
+def test_zero_size_nan_and_noncontiguous_inputs():
+    tr = D.transforms.CorrCholeskyTransform()
+    empty = ember.zeros(0, 3, dtype=ember.float64)
+    assert tuple(tr(empty).shape) == (0, 3, 3)
+    assert tuple(tr.inv(tr(empty)).shape) == (0, 3)
+    assert tuple(tr.log_abs_det_jacobian(empty, tr(empty)).shape) == (0,)
+    x = ember.tensor(np.random.default_rng(3).normal(size=(6, 4))).t()  # (4, 6), strided
+    assert_close(tr(x).numpy(), tr(x.contiguous()).numpy(), rtol=0, atol=0)
+    y = tr(t([0.3, math.nan, 0.1])).numpy()
+    assert np.isnan(y[2, :2]).all() and np.isfinite(y[1]).all()
+    w = D.Wishart(t(np.full(0, 5.0)), covariance_matrix=ember.eye(3, dtype=ember.float64))
+    assert tuple(w.rsample((2,)).shape) == (2, 0, 3, 3)
+    assert tuple(w.log_prob(ember.eye(3, dtype=ember.float64)).shape) == (0,)
+    assert tuple(w.entropy().shape) == (0,)
+    lkj = D.LKJCholesky(3, t(np.ones(0)))
+    assert tuple(lkj.sample((2,)).shape) == (2, 0, 3, 3)
+    assert tuple(lkj.log_prob(ember.eye(3, dtype=ember.float64)).shape) == (0,)
+    cov = np.array([[2.0, 0.3], [0.3, 1.0]])
+    strided = t(np.asfortranarray(cov)).t()
+    assert_close(D.Wishart(t(4.0), covariance_matrix=strided).entropy().numpy(),
+                 np.asarray(stats.wishart(df=4.0, scale=cov).entropy()), rtol=1e-10,
+                 atol=1e-12)

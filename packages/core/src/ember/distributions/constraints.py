@@ -106,9 +106,9 @@ class _IndependentConstraint(Constraint):
         if result.dim() < self.reinterpreted_batch_ndims:
             expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
             raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(result.shape[:result.dim() - self.reinterpreted_batch_ndims]
-                                + (-1,))
-        return result.all(-1)
+        if self.reinterpreted_batch_ndims == 0:
+            return result
+        return result.flatten(result.dim() - self.reinterpreted_batch_ndims).all(-1)
 
     def __repr__(self):
         return (f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
@@ -242,14 +242,14 @@ class _LowerTriangular(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return (value.tril() == value).reshape(value.shape[:-2] + (-1,)).all(-1)
+        return (value.tril() == value).flatten(-2).all(-1)
 
 
 class _LowerCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        lower = (value.tril() == value).reshape(value.shape[:-2] + (-1,)).all(-1)
+        lower = (value.tril() == value).flatten(-2).all(-1)
         positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
         return lower & positive_diagonal
 
@@ -278,7 +278,7 @@ class _Symmetric(_Square):
         if not bool(square_check.all()):
             return square_check
         close = ((value - value.transpose(-2, -1)).abs() <= 1e-6 * (1 + value.abs()))
-        return close.reshape(value.shape[:-2] + (-1,)).all(-1)
+        return close.flatten(-2).all(-1)
 
 
 def _eigvalsh(value):

@@ -37,7 +37,7 @@ def _sum_rightmost(value, dim):
     """Sum out the ``dim`` rightmost dimensions of ``value``."""
     if dim == 0:
         return value
-    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
+    return value.flatten(value.dim() - dim).sum(-1)
 
 
 def clamp_probs(probs):

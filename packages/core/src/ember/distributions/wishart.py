@@ -184,9 +184,10 @@ class Wishart(ExponentialFamily):
         return chol @ chol.transpose(-2, -1)
 
     def _singular(self, sample):
+        # per draw: any batch member singular (any, not amax: empty batches are fine)
         bad = ~self.support.check(sample)
         if self._batch_shape:
-            bad = bad.amax(self._batch_dims)
+            bad = bad.flatten(bad.dim() - len(self._batch_shape)).any(-1)
         return bad
 
     def rsample(self, sample_shape=(), max_try_correction=None):
