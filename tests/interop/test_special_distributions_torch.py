@@ -405,3 +405,18 @@ def test_constraints_match_torch():
         e = getattr(D.constraints, name).check(ember.tensor(v))
         t = getattr(TD.constraints, name).check(torch.tensor(v))
         assert e.tolist() == t.tolist(), name
+
+
+def test_every_distributions_module_path_exists():
+    # ``from torch.distributions.gamma import Gamma`` works with ember for every submodule
+    import importlib
+    import types
+
+    for name in sorted(n for n in dir(TD) if not n.startswith("_")
+                       and isinstance(getattr(TD, n), types.ModuleType)):
+        tm = getattr(TD, name)
+        em = importlib.import_module(f"ember.distributions.{name}")
+        for attr in getattr(tm, "__all__", []):
+            assert hasattr(em, attr), (name, attr)
+            if attr in D.__all__:
+                assert getattr(em, attr) is getattr(D, attr), (name, attr)
