@@ -85,7 +85,13 @@ def test_corr_cholesky_transform_shapes_and_registry():
         got = getattr(D, registry)(D.constraints.corr_cholesky)
         want = getattr(TD, registry)(TD.constraints.corr_cholesky)
         assert type(got).__name__ == type(want).__name__ == "CorrCholeskyTransform"
-    assert te == D.transforms.CorrCholeskyTransform()
+    assert te == te and te.inv.inv is te
+    assert (te == D.transforms.CorrCholeskyTransform()) is (
+        tt == TD.transforms.CorrCholeskyTransform()) is False
+    with pytest.raises(NotImplementedError):
+        _ = te.sign
+    with pytest.raises(NotImplementedError):
+        _ = tt.sign
     assert "CorrCholeskyTransform" in D.transforms.__all__
 
 

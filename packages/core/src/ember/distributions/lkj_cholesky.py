@@ -79,10 +79,10 @@ class LKJCholesky(Distribution):
                                    device=y.device).tril(-1)
             norm = (u_normal * u_normal).sum(-1, keepdim=True).sqrt()
             # the first row has no off-diagonal part (0 / 0): it is zero
-            u_hypersphere = ember.where(norm > 0, u_normal / norm.clamp(min=1e-300),
+            tiny = ember.finfo(y.dtype).tiny
+            u_hypersphere = ember.where(norm > 0, u_normal / norm.clamp(min=tiny),
                                         ember.zeros_like(u_normal))
             w = y.sqrt() * u_hypersphere
-            tiny = ember.finfo(w.dtype).tiny
             diag = (1 - (w * w).sum(-1)).clamp(min=tiny).sqrt()
             return w + diag.diag_embed()
 

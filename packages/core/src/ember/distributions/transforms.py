@@ -710,7 +710,7 @@ class PositiveDefiniteTransform(_ParameterlessTransform):
         return LowerCholeskyTransform().inv(cholesky(y))
 
 
-class CorrCholeskyTransform(_ParameterlessTransform):
+class CorrCholeskyTransform(Transform):
     """From unconstrained vectors of length ``D (D - 1) / 2`` to Cholesky factors of
     ``D x D`` correlation matrices (lower triangular, positive diagonal, rows of unit
     Euclidean norm), bijective.
@@ -718,7 +718,8 @@ class CorrCholeskyTransform(_ParameterlessTransform):
     The vector fills the strictly lower triangle in row order; each row ``X_i`` is mapped
     by ``r = tanh(X_i)`` into (-1, 1) and then by a signed stick-breaking of ``r ** 2``
     onto the unit sphere: ``y_ij = r_ij sqrt(1 - sum_{k<j} y_ik ** 2)``, the diagonal
-    taking the rest of the unit norm.
+    taking the rest of the unit norm. As in PyTorch, two instances compare equal only
+    when they are the same object.
 
     Examples::
 
