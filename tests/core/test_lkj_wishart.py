@@ -43,7 +43,7 @@ def test_wishart_against_scipy(p, df):
         if df > p + 1:
             assert_close(d.mode.numpy(), ref.mode(), rtol=1e-12, atol=1e-12)
         else:
-            assert np.isnan(d.mode.numpy()).all()
+            assert_close(d.mode.numpy(), 0.5 * cov, rtol=1e-12, atol=1e-12)
 
 
 def test_wishart_entropy_and_mean_of_samples():
@@ -178,3 +178,13 @@ def test_zero_size_nan_and_noncontiguous_inputs():
     assert_close(D.Wishart(t(4.0), covariance_matrix=strided).entropy().numpy(),
                  np.asarray(stats.wishart(df=4.0, scale=cov).entropy()), rtol=1e-10,
                  atol=1e-12)
+
+
+def test_wishart_number_df_with_batched_matrices():
+    cov = np.stack([np.eye(2), [[2.0, 0.5], [0.5, 1.0]]])
+    d = D.Wishart(3.5, covariance_matrix=t(cov))
+    assert tuple(d.df.shape) == (2,)
+    assert_close(d.mean.numpy(), 3.5 * cov, rtol=1e-12, atol=1e-12)
+    want = np.stack([stats.wishart(df=3.5, scale=c).var() for c in cov])
+    assert_close(d.variance.numpy(), want, rtol=1e-12, atol=1e-12)
+    assert_close(d.mode.numpy(), 0.5 * cov, rtol=1e-12, atol=1e-12)

@@ -89,7 +89,9 @@ class Wishart(ExponentialFamily):
             raise ValueError(f"The matrix must be square, but got {tuple(param.shape)}")
         if isinstance(df, numbers.Number):
             batch_shape = ember.Size(param.shape[:-2])
-            self.df = ember.tensor(df, dtype=param.dtype, device=param.device)
+            # expanded to the batch (PyTorch 2.13 keeps it 0-d, and its mean, mode and
+            # variance then fail for batched matrices)
+            self.df = ember.tensor(df, dtype=param.dtype, device=param.device).expand(batch_shape)
         else:
             batch_shape = ember.Size(ember.broadcast_shapes(tuple(param.shape[:-2]),
                                                             tuple(df.shape)))
