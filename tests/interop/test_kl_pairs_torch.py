@@ -103,7 +103,9 @@ _TORCH_BOUNDARY_INF = {("ContinuousBernoulli", "Uniform"): (0, slice(None)),
 
 
 def test_registry_has_every_torch_pair():
-    names = {(a.__name__, b.__name__) for a, b in ekl._KL_REGISTRY}
+    # (pairs that other tests register for their own subclasses left out)
+    names = {(a.__name__, b.__name__) for a, b in ekl._KL_REGISTRY
+             if a.__module__.startswith("ember.") and b.__module__.startswith("ember.")}
     want = {(a.__name__, b.__name__) for a, b in tkl._KL_REGISTRY}
     assert sorted(want - names) == []
     assert sorted(names - want) == [("LogNormal", "LogNormal")]  # torch gets it by transforms

@@ -14,7 +14,35 @@ Examples::
 
 from __future__ import annotations
 
-from ember.distributions import constraints, transforms
+# the submodules at torch.distributions' paths (``ember.distributions.gamma`` and the
+# like) are attributes of the package, as torch's
+from ember.distributions import (  # noqa: F401
+    beta,
+    cauchy,
+    chi2,
+    constraints,
+    fishersnedecor,
+    gamma,
+    geometric,
+    gumbel,
+    half_cauchy,
+    half_normal,
+    inverse_gamma,
+    kumaraswamy,
+    laplace,
+    log_normal,
+    logistic_normal,
+    multinomial,
+    negative_binomial,
+    one_hot_categorical,
+    pareto,
+    poisson,
+    relaxed_bernoulli,
+    relaxed_categorical,
+    studentT,
+    transforms,
+    weibull,
+)
 from ember.distributions.bernoulli import Bernoulli, Geometric
 from ember.distributions.binomial import Binomial, Multinomial, NegativeBinomial
 from ember.distributions.categorical import (
