@@ -44,8 +44,7 @@ def test_every_name_exists():
         assert hasattr(ember, name), name
         assert hasattr(ember.Tensor, name) and hasattr(ember.Tensor, name + "_"), name
     assert sorted(set(TD.__all__) - set(D.__all__)) == []
-    assert sorted(D.constraints.__all__) == sorted(
-        n for n in TD.constraints.__all__ if n != "MixtureSameFamilyConstraint")
+    assert sorted(D.constraints.__all__) == sorted(TD.constraints.__all__)
 
 
 def _pair(lib, values, dtype):
@@ -420,3 +419,27 @@ def test_every_distributions_module_path_exists():
             assert hasattr(em, attr), (name, attr)
             if attr in D.__all__:
                 assert getattr(em, attr) is getattr(D, attr), (name, attr)
+
+
+def test_mixture_same_family_constraint_matches_torch():
+    for base, value in (("positive", [[0.5, -1.0], [2.0, 3.0]]),
+                        ("simplex", [[[0.2, 0.8], [0.5, 0.6]], [[1.0, 0.0], [0.3, 0.7]]])):
+        ce = D.constraints.MixtureSameFamilyConstraint(getattr(D.constraints, base))
+        ct = TD.constraints.MixtureSameFamilyConstraint(getattr(TD.constraints, base))
+        assert repr(ce).split("(")[0] == repr(ct).split("(")[0]
+        assert ce.event_dim == ct.event_dim and ce.is_discrete == ct.is_discrete
+        got = ce.check(ember.tensor(value)).numpy()
+        want = ct.check(torch.tensor(value)).numpy()
+        assert got.shape == want.shape and (got == want).all()
+    ce = D.constraints.MixtureSameFamilyConstraint(D.constraints.simplex)
+    ct = TD.constraints.MixtureSameFamilyConstraint(TD.constraints.simplex)
+    # torch's unsqueeze fails first (IndexError) before its own ValueError; ember says it
+    with pytest.raises(ValueError, match=r"Expected value.dim\(\) >= 1 but got 0"):
+        ce.check(ember.tensor(0.5))
+    with pytest.raises(IndexError):
+        ct.check(torch.tensor(0.5))
+    with pytest.raises(AssertionError):
+        D.constraints.MixtureSameFamilyConstraint("positive")
+    mix = D.MixtureSameFamily(D.Categorical(ember.tensor([0.3, 0.7])),
+                              D.Normal(ember.tensor([0.0, 1.0]), ember.tensor([1.0, 2.0])))
+    assert isinstance(mix.support, D.constraints.MixtureSameFamilyConstraint)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import ember
 
 __all__ = [
-    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky",
+    "dependent", "dependent_property",
     "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
     "half_open_interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
     "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
@@ -361,7 +362,11 @@ class MixtureSameFamilyConstraint(Constraint):
     """The support of a MixtureSameFamily: its component's support, checked per event."""
 
     def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError("base_constraint must be a Constraint, got "
+                                 f"{type(base_constraint).__name__}")
         self.base_constraint = base_constraint
+        super().__init__()
 
     @property
     def is_discrete(self):
@@ -372,11 +377,14 @@ class MixtureSameFamilyConstraint(Constraint):
         return self.base_constraint.event_dim
 
     def check(self, value):
-        unsqueezed = value.unsqueeze(-1 - self.event_dim)
-        result = self.base_constraint.check(unsqueezed)
         if value.dim() < self.event_dim:
-            return result
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        # the component dimension added back, then reduced
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
         return result.all(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
 dependent = _Dependent()
