@@ -409,6 +409,9 @@ def test_kl_registry():
         return ember.tensor(42.0)
     assert D.kl_divergence(p, q).item() == 42.0
     with pytest.raises(NotImplementedError, match="No KL"):
+        D.kl_divergence(D.Cauchy(t(0.0), t(1.0)), D.Normal(t(0.0), t(1.0)))
+    # two different exponential families reach the Bregman fallback, which refuses them
+    with pytest.raises(NotImplementedError, match="different exponential families"):
         D.kl_divergence(D.Poisson(t(1.0)), D.Normal(t(0.0), t(1.0)))
     with pytest.raises(TypeError):
         D.register_kl(int, D.Normal)

@@ -12,7 +12,35 @@ Examples::
     tensor(0.4431)
 """
 
-from ember.distributions import constraints, transforms
+# the submodules at torch.distributions' paths (``ember.distributions.gamma`` and the
+# like) are attributes of the package, as torch's
+from ember.distributions import (  # noqa: F401
+    beta,
+    cauchy,
+    chi2,
+    constraints,
+    fishersnedecor,
+    gamma,
+    geometric,
+    gumbel,
+    half_cauchy,
+    half_normal,
+    inverse_gamma,
+    kumaraswamy,
+    laplace,
+    log_normal,
+    logistic_normal,
+    multinomial,
+    negative_binomial,
+    one_hot_categorical,
+    pareto,
+    poisson,
+    relaxed_bernoulli,
+    relaxed_categorical,
+    studentT,
+    transforms,
+    weibull,
+)
 from ember.distributions.bernoulli import Bernoulli, Geometric
 from ember.distributions.binomial import Binomial, Multinomial, NegativeBinomial
 from ember.distributions.categorical import (
@@ -29,6 +57,7 @@ from ember.distributions.exponential import Chi2, Exponential, Gamma, Poisson
 from ember.distributions.generalized_pareto import GeneralizedPareto
 from ember.distributions.independent import Independent
 from ember.distributions.kl import kl_divergence, register_kl
+from ember.distributions.lkj_cholesky import LKJCholesky
 from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from ember.distributions.mixture_same_family import MixtureSameFamily
 from ember.distributions.multivariate_normal import MultivariateNormal
@@ -51,15 +80,16 @@ from ember.distributions.transformed_families import (
 from ember.distributions.transforms import *  # noqa: F403
 from ember.distributions.uniform import Uniform
 from ember.distributions.von_mises import VonMises
+from ember.distributions.wishart import Wishart
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
     "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
     "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-    "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+    "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
     "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
     "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
     "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
-    "kl_divergence", "register_kl", "transform_to", "transforms",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to",
+    "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
 ] + transforms.__all__

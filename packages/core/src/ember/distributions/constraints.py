@@ -7,7 +7,8 @@ from __future__ import annotations
 import ember
 
 __all__ = [
-    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky",
+    "dependent", "dependent_property",
     "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
     "half_open_interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
     "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
@@ -106,9 +107,9 @@ class _IndependentConstraint(Constraint):
         if result.dim() < self.reinterpreted_batch_ndims:
             expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
             raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(result.shape[:result.dim() - self.reinterpreted_batch_ndims]
-                                + (-1,))
-        return result.all(-1)
+        if self.reinterpreted_batch_ndims == 0:
+            return result
+        return result.flatten(result.dim() - self.reinterpreted_batch_ndims).all(-1)
 
     def __repr__(self):
         return (f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
@@ -242,14 +243,14 @@ class _LowerTriangular(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return (value.tril() == value).reshape(value.shape[:-2] + (-1,)).all(-1)
+        return (value.tril() == value).flatten(-2).all(-1)
 
 
 class _LowerCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        lower = (value.tril() == value).reshape(value.shape[:-2] + (-1,)).all(-1)
+        lower = (value.tril() == value).flatten(-2).all(-1)
         positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
         return lower & positive_diagonal
 
@@ -278,7 +279,7 @@ class _Symmetric(_Square):
         if not bool(square_check.all()):
             return square_check
         close = ((value - value.transpose(-2, -1)).abs() <= 1e-6 * (1 + value.abs()))
-        return close.reshape(value.shape[:-2] + (-1,)).all(-1)
+        return close.flatten(-2).all(-1)
 
 
 def _eigvalsh(value):
@@ -361,7 +362,11 @@ class MixtureSameFamilyConstraint(Constraint):
     """The support of a MixtureSameFamily: its component's support, checked per event."""
 
     def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError("base_constraint must be a Constraint, got "
+                                 f"{type(base_constraint).__name__}")
         self.base_constraint = base_constraint
+        super().__init__()
 
     @property
     def is_discrete(self):
@@ -372,11 +377,14 @@ class MixtureSameFamilyConstraint(Constraint):
         return self.base_constraint.event_dim
 
     def check(self, value):
-        unsqueezed = value.unsqueeze(-1 - self.event_dim)
-        result = self.base_constraint.check(unsqueezed)
         if value.dim() < self.event_dim:
-            return result
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        # the component dimension added back, then reduced
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
         return result.all(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
 dependent = _Dependent()

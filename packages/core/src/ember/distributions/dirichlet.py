@@ -8,12 +8,13 @@ import ember
 from ember.distributions import constraints
 from ember.distributions._nodes import standard_gamma
 from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all
 
 __all__ = ["Dirichlet", "Beta"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the simplex, with ``concentration`` alpha.
 
     Args:
@@ -79,8 +80,15 @@ class Dirichlet(Distribution):
                 - (k - a0) * ember.digamma(a0)
                 - ((self.concentration - 1.0) * ember.digamma(self.concentration)).sum(-1))
 
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
 
-class Beta(Distribution):
+    def _log_normalizer(self, x):
+        return ember.lgamma(x).sum(-1) - ember.lgamma(x.sum(-1))
+
+
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] with ``concentration1`` (alpha) and
     ``concentration0`` (beta).
 
@@ -143,3 +151,10 @@ class Beta(Distribution):
 
     def entropy(self):
         return self._dirichlet.entropy()
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return ember.lgamma(x) + ember.lgamma(y) - ember.lgamma(x + y)

@@ -39,5 +39,8 @@ class ExponentialFamily(Distribution):
             gradients = ember.autograd.grad(lg_normal.sum(), nparams, create_graph=True)
         result = result + lg_normal
         for param, grad in zip(nparams, gradients, strict=True):
-            result = result - (param * grad).reshape(tuple(self._batch_shape) + (-1,)).sum(-1)
+            term = param * grad
+            if term.dim() > len(self._batch_shape):
+                term = term.flatten(len(self._batch_shape)).sum(-1)
+            result = result - term
         return result

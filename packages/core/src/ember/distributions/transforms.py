@@ -9,10 +9,11 @@ import weakref
 
 import ember
 from ember.distributions import constraints
-from ember.distributions.utils import _sum_rightmost
+from ember.distributions.utils import _sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
     "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
     "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
@@ -707,6 +708,68 @@ class PositiveDefiniteTransform(_ParameterlessTransform):
         from ember.distributions._nodes import cholesky
 
         return LowerCholeskyTransform().inv(cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """From unconstrained vectors of length ``D (D - 1) / 2`` to Cholesky factors of
+    ``D x D`` correlation matrices (lower triangular, positive diagonal, rows of unit
+    Euclidean norm), bijective.
+
+    The vector fills the strictly lower triangle in row order; each row ``X_i`` is mapped
+    by ``r = tanh(X_i)`` into (-1, 1) and then by a signed stick-breaking of ``r ** 2``
+    onto the unit sphere: ``y_ij = r_ij sqrt(1 - sum_{k<j} y_ik ** 2)``, the diagonal
+    taking the rest of the unit norm. As in PyTorch, two instances compare equal only
+    when they are the same object.
+
+    Examples::
+
+        >>> t = ember.distributions.transforms.CorrCholeskyTransform()
+        >>> t(ember.zeros(3)).shape
+        ember.Size([3, 3])
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        eps = ember.finfo(x.dtype).eps
+        r = vec_to_tril_matrix(ember.tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        # y = sign(r) sqrt(z cumprod(1 - z)) with z = r ** 2, i.e. r sqrt(cumprod(1 - z))
+        z1m_cumprod_sqrt = (1 - r * r).sqrt().cumprod(-1)
+        eye = ember.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        shifted = ember.nn.functional.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1.0)
+        return (r + eye) * shifted
+
+    def _inverse(self, y):
+        y_cumsum = 1 - (y * y).cumsum(-1)
+        y_cumsum_shifted = ember.nn.functional.pad(y_cumsum[..., :-1], [1, 0], value=1.0)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(y_cumsum_shifted, diag=-1).sqrt()
+        return 0.5 * (t.log1p() - (-t).log1p())
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        # of x and the flattened strict lower triangle of y (the spaces differ in dimension)
+        y1m_cumsum = 1 - (y * y).cumsum(-1)
+        stick_breaking_logdet = 0.5 * tril_matrix_to_vec(y1m_cumsum, diag=-2).log().sum(-1)
+        tanh_logdet = -2 * (x + _softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return ember.Size(tuple(shape[:-1]) + (d, d))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return ember.Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
 
 
 class CatTransform(Transform):

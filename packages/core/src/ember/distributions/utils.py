@@ -6,10 +6,12 @@ from __future__ import annotations
 import numbers
 from functools import update_wrapper
 
+import numpy as np
+
 import ember
 
 __all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs",
-           "lazy_property"]
+           "lazy_property", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 
 def broadcast_all(*values):
@@ -35,7 +37,7 @@ def _sum_rightmost(value, dim):
     """Sum out the ``dim`` rightmost dimensions of ``value``."""
     if dim == 0:
         return value
-    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
+    return value.flatten(value.dim() - dim).sum(-1)
 
 
 def clamp_probs(probs):
@@ -73,3 +75,35 @@ class lazy_property:  # noqa: N801 - PyTorch's name
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The lower-triangular elements (on and below diagonal ``diag``) of a (batch of)
+    ``D x D`` matrices as vectors, in row order."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    rows, cols = np.tril_indices(n, diag)
+    return mat[..., ember.tensor(rows, device=mat.device), ember.tensor(cols, device=mat.device)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """A (batch of) ``D x D`` lower-triangular matrices holding the elements of ``vec``
+    on and below diagonal ``diag``, in row order (zeros elsewhere).
+
+    Raises:
+        ValueError: if ``vec.shape[-1]`` is not the size of such a triangle.
+    """
+    m = vec.shape[-1]
+    b = 1 + 2 * diag
+    n = (-b + (b * b + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if abs(round(n) - n) > 1e-6:
+        raise ValueError(f"The size of last dimension is {m} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    index = np.full((n, n), m, dtype=np.int64)
+    rows, cols = np.tril_indices(n, diag)
+    index[rows, cols] = np.arange(len(rows))
+    padded = ember.cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
+    out = padded[..., ember.tensor(index.reshape(-1), device=vec.device)]
+    return out.reshape(tuple(vec.shape[:-1]) + (n, n))
