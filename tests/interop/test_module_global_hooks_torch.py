@@ -87,3 +87,18 @@ def test_factory_kwargs_errors_as_torch(kwargs):
     with pytest.raises(TypeError) as ours:
         ember.nn.factory_kwargs(kwargs)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_chalf_refuses_clearly():
+    with pytest.raises(TypeError, match="complex32"):
+        ember.ones(2).chalf()
+    assert torch.ones(2).chalf().dtype == torch.complex32  # what ember cannot give
+
+
+def test_slice_inverse_as_torch():
+    x, ex = torch.arange(12.).reshape(3, 4), ember.arange(12.).reshape(3, 4)
+    for d, a, b in ((1, 1, 3), (0, 1, 3), (1, 0, 4)):
+        want = torch.slice_inverse(x.narrow(d, a, b - a), x, d, a, b)
+        got = ember.slice_inverse(ex.narrow(d, a, b - a), ex, d, a, b)
+        assert got.stride() == want.stride() and got.storage_offset() == want.storage_offset()
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

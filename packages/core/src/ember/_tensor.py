@@ -394,6 +394,12 @@ class Tensor(_core.TensorBase):
     def half(self) -> Tensor:
         return self.to(_dtype.float16)
 
+    def chalf(self, memory_format=None) -> Tensor:
+        """``self.to(torch.complex32)`` in PyTorch. ember has no complex32 (NumPy has no
+        32-bit complex type): raises a TypeError naming the nearest dtype, complex64."""
+        raise TypeError("chalf(): ember has no complex32 dtype (NumPy has no 32-bit complex "
+                        "type); use .cfloat() for complex64")
+
     def long(self) -> Tensor:
         return self.to(_dtype.int64)
 

@@ -30,6 +30,7 @@ __all__ = [
     "diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter",
     "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "nonzero_static",
     "fill", "fill_", "zero_", "detach", "detach_", "index_put_", "as_strided_",
+    "slice_inverse",
 ]
 
 
@@ -438,10 +439,27 @@ def as_strided_(input, size, stride, storage_offset=None):
     return input
 
 
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
+    """slice_inverse(input, src, dim=0, start=None, end=None, step=1) -> Tensor
+
+    The inverse of ``src.slice(dim, start, end, step)`` for ``input`` such a slice: a view
+    of ``input``'s storage with ``src``'s sizes and strides, starting where ``src`` would
+    (functionalization's view replay). ``end`` and ``step`` only describe the slice."""
+    d = dim + src.dim() if dim < 0 else dim
+    first = 0 if start is None else (start + src.shape[d] if start < 0 else start)
+    offset = input.storage_offset() - first * src.stride(d)
+    if offset < 0:
+        raise RuntimeError(
+            f"slice_inverse: the slice starting at {first} of dim {dim} does not lie inside "
+            "input's storage")
+    return input.as_strided(tuple(src.shape), src.stride(), offset)
+
+
 METHODS = {
     "narrow_copy": narrow_copy, "diagonal_scatter": diagonal_scatter,
     "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "as_strided_scatter": as_strided_scatter, "as_strided_": as_strided_,
     "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
     "unsafe_split_with_sizes": unsafe_split_with_sizes, "nonzero_static": nonzero_static,
+    "slice_inverse": slice_inverse,
 }

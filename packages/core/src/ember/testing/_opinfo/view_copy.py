@@ -208,6 +208,13 @@ OPS = [_copy_info(*entry) for entry in _COPIES] + [
     OpInfo("unsafe_chunk", ember.unsafe_chunk, _s(((5, 4), (2,)), ((6,), (4,))),
            ref=lambda x, c, d=0: _split_ref(x, -(-x.shape[d] // c), d), dtypes=_SOME,
            torch_op=_t("unsafe_chunk"), method="unsafe_chunk"),
+    # slice_inverse of a slice of x, given x's geometry: x again (a view of its storage)
+    OpInfo("slice_inverse", lambda x, d, a, b: ember.slice_inverse(
+               x.narrow(d, a, b - a), x, d, a, b),
+           _s(((4, 5), (1, 1, 3)), ((6,), (0, 2, 6)), ((3, 4, 2), (2, 0, 2))),
+           ref=lambda x, d, a, b: x, differentiable=False,  # storage aliasing: no gradcheck
+           torch_op=lambda torch: lambda x, d, a, b: torch.slice_inverse(
+               x.narrow(d, a, b - a), x, d, a, b)),
     OpInfo("nonzero_static", lambda x, size, fill_value=-1:
            ember.nonzero_static(x, size=size, fill_value=fill_value),
            _s(((3, 4), (5,)), ((3, 4), (20,)), ((6,), (2, 9)), ((0,), (2,))),
