@@ -13,7 +13,7 @@ _HELPERS = {"annotations", "Any", "Callable", "Sequence", "Optional", "Union", "
     "ember", "ember.autograd", "ember.linalg", "ember.fft", "ember.special",
     "ember.distributions", "ember.library", "ember.serialization", "ember.nn",
     "ember.nn.functional", "ember.optim", "ember.testing", "ember.func", "ember.cuda",
-    "ember.amp", "ember.hub",
+    "ember.amp", "ember.hub", "ember.profiler",
 ])
 def test_no_helpers_in_public_namespaces(name):
     module = importlib.import_module(name)

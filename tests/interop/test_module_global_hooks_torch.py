@@ -102,3 +102,27 @@ def test_slice_inverse_as_torch():
         got = ember.slice_inverse(ex.narrow(d, a, b - a), ex, d, a, b)
         assert got.stride() == want.stride() and got.storage_offset() == want.storage_offset()
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("index", [
+    (range(1, 2),), (slice(None), range(2)), (range(0),), (range(1), range(2)),
+    (Ellipsis, range(3, 0, -1)),
+])
+def test_a_range_indexes_as_torch(index):
+    x, t = ember.arange(24.).reshape(2, 3, 4), torch.arange(24.).reshape(2, 3, 4)
+    np.testing.assert_array_equal(x[index].numpy(), t[index].numpy())
+    x[index] = -1.0
+    t[index] = -1.0
+    np.testing.assert_array_equal(x.numpy(), t.numpy())
+
+
+def test_shapes_as_torch_size_everywhere():
+    S, TS = ember.Size([4, 6]), torch.Size([4, 6])
+    x, t = ember.arange(24.), torch.arange(24.)
+    for fn in (lambda L, x, S: x.reshape(S), lambda L, x, S: x.view(S),
+               lambda L, x, S: x.new_zeros(S), lambda L, x, S: x.new_full(S, 1.0),
+               lambda L, x, S: L.zeros(S), lambda L, x, S: L.full(S, 2.0),
+               lambda L, x, S: L.broadcast_to(L.ones(6), S),
+               lambda L, x, S: L.ones(1, 6).expand(S), lambda L, x, S: L.ones(2).tile(S),
+               lambda L, x, S: L.ones(2).repeat(S), lambda L, x, S: L.randn(S)):
+        assert tuple(fn(ember, x, S).shape) == tuple(fn(torch, t, TS).shape)

@@ -122,7 +122,8 @@ def parse_index(x, index):
         elif isinstance(it, TensorBase) and it._data.ndim == 0 and it._data.dtype.kind in "iu":
             items.append(int(it.item()))  # a 0-d integer tensor acts as an int (a view)
             consumed += 1
-        elif isinstance(it, (TensorBase, np.ndarray, list, tuple)) or hasattr(it, "__array__"):
+        elif (isinstance(it, (TensorBase, np.ndarray, list, tuple, range))
+              or hasattr(it, "__array__")):  # a range indexes as the list of its ints
             if xp is None:
                 xp = xp_of(x)
             arr = _index_array(xp, it)

@@ -27,6 +27,7 @@ from ember._ops._fft import (
     rfftfreq,
     rfftn,
 )
+from ember._tensor import Tensor  # noqa: E402,F401 - torch.fft.Tensor is torch.Tensor
 
 __all__ = [
     "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",

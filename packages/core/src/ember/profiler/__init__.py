@@ -27,7 +27,7 @@ import threading
 import time
 
 from ember import _dispatch
-from ember._C._core import TensorBase
+from ember._C._core import TensorBase as _TensorBase
 from ember.profiler._events import EventList, FunctionEvent, FunctionEventAvg
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
@@ -96,9 +96,9 @@ def _always_record(step: int) -> ProfilerAction:
 def _shapes(inputs) -> list:
     out = []
     for a in inputs:
-        if isinstance(a, TensorBase):
+        if isinstance(a, _TensorBase):
             out.append(list(a._data.shape))
-        elif isinstance(a, (list, tuple)) and a and all(isinstance(x, TensorBase) for x in a):
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(x, _TensorBase) for x in a):
             out.append([list(x._data.shape) for x in a])
         else:
             out.append([])
@@ -365,3 +365,7 @@ def supported_activities() -> set:
 from ember.profiler._execution_trace import DeviceType, ExecutionTraceObserver  # noqa: E402
 
 __all__ += ["DeviceType", "ExecutionTraceObserver", "kineto_available", "supported_activities"]
+
+
+# the __future__ name the annotations above use: not part of the public namespace
+del annotations
