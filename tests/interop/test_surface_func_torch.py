@@ -21,9 +21,6 @@ import torch.utils.checkpoint as tc  # noqa: E402
 # Public names ember leaves out, with the reason (kept short; the report explains them).
 MISSING = {
     "torch.utils.checkpoint": {
-        # selective checkpointing needs ops that can return a cached result instead of
-        # running (a TorchDispatchMode); ember's dispatch point only observes ops
-        "create_selective_checkpoint_contexts": "needs op interception",
         "SAC_IGNORED_OPS": "a set of torch.ops overloads",
     },
     "torch.autograd": {

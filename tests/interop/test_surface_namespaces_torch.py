@@ -19,29 +19,20 @@ import ember  # noqa: E402
 # The names left out, each with its reason (the rest must exist at the same path).
 EXCLUDED = {
     "cuda": {
-        **{f"{t}{k}": "legacy CUDA tensor/storage type: comes with the legacy-type objects "
-           "(ember.FloatTensor, ...) of the views/dtypes part"
-           for t in ("BFloat16", "Bool", "Byte", "Char", "Double", "Float", "Half", "Int", "Long",
-                     "Short") for k in ("Tensor", "Storage")},
-        "ComplexDoubleStorage": "legacy storage type", "ComplexFloatStorage": "legacy storage type",
         "jiterator": "run-time compiled elementwise kernels from C++ strings: no CuPy equivalent "
                      "wired yet",
         "nccl": "collectives: the distributed issue", "sparse": "sparse layouts are excluded",
         "tunable": "TunableOp (GEMM autotuning of PyTorch's ATen kernels)",
     },
     "backends": {n: "backend ember does not have" for n in (
-        "cusparselt", "kleidiai", "mha", "miopen", "nnpack", "python_native", "quantized", "m")}
+        "cusparselt", "kleidiai", "miopen", "nnpack", "python_native", "quantized", "m")}
     | {"fp32_precision": "ATen's per-backend fp32 precision tree (set_float32_matmul_precision "
                          "is there)"},
-    "backends.cudnn": {"conv": "per-op fp32_precision tree of ATen", "fp32_precision": "same",
+    "backends.cudnn": {"fp32_precision": "ATen's per-backend fp32 precision tree",
                        "depthwise_kernel": "ATen cuDNN depthwise selection", "m": "internal"},
-    "backends.mkldnn": {n: "per-op fp32_precision tree of ATen" for n in (
-        "conv", "fp32_precision", "matmul", "rnn")} | {"m": "internal"},
+    "backends.mkldnn": {"fp32_precision": "ATen's per-backend fp32 precision tree",
+                        "m": "internal"},
     "backends.opt_einsum": {"m": "internal"},
-    "backends.cuda": {n: "cuBLAS/cuFFT workspace and plan-cache internals of ATen" for n in (
-        "blas_workspace_size", "cuFFTPlanCache", "cuFFTPlanCacheAttrContextProp",
-        "cuFFTPlanCacheManager", "cublas_workspace_size", "cublaslt_workspace_size",
-        "cufft_plan_cache")},
     "onnx": {"ops": "ONNX op builders: graph capture (issue 23)",
              "ExportableModule": "graph capture (issue 23)",
              "InputObserver": "graph capture (issue 23)"},

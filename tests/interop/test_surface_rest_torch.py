@@ -292,11 +292,27 @@ def test_functional_small_names():
 
 # -- backends ------------------------------------------------------------------------------
 
+_DEFAULTS = """
+import sys
+lib = __import__(sys.argv[1])
+B = lib.backends
+print(B.cudnn.conv.fp32_precision, *(getattr(B.mkldnn, op).fp32_precision
+                                     for op in ("conv", "matmul", "rnn")))
+"""
+
+
+def _fresh_defaults(lib):
+    # in a fresh interpreter: other tests of this session change these process-wide flags
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", _DEFAULTS, lib], capture_output=True,
+                          text=True, check=True).stdout.split()
+
+
 def test_backend_leftovers():
     B, tB = ember.backends, torch.backends
-    assert B.cudnn.conv.fp32_precision == tB.cudnn.conv.fp32_precision
-    for op in ("conv", "matmul", "rnn"):
-        assert getattr(B.mkldnn, op).fp32_precision == getattr(tB.mkldnn, op).fp32_precision
+    assert _fresh_defaults("ember") == _fresh_defaults("torch")
     B.mkldnn.matmul.fp32_precision = "bf16"
     try:
         assert B.mkldnn.matmul.fp32_precision == "bf16"

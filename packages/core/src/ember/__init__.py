@@ -114,10 +114,10 @@ __all__ += ["distributions", "fft", "linalg", "nn", "optim", "serialization", "s
 def __getattr__(name):
     # ember.multiprocessing loads on first use (it registers the shared-memory tensor
     # reducer with multiprocessing's pickler; ember.utils.data imports it too).
-    if name == "multiprocessing":
+    if name in ("multiprocessing", "testing"):  # ember.testing: as torch.testing, on use
         import importlib
 
-        return importlib.import_module("ember.multiprocessing")
+        return importlib.import_module(f"ember.{name}")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
 
 # The public surface (issue 15): each part adds its imports and __all__ entries under its own

@@ -180,7 +180,11 @@ class TypedStorage:
     is_sparse = False
     _fixed_dtype = None
 
-    def __init__(self, *args, wrap_storage=None, dtype=None, device=None, _internal=False):
+    # torch's two orders: __new__ (what inspect shows for the class) and __init__
+    def __new__(cls, *args, wrap_storage=None, dtype=None, device=None, _internal=False):
+        return super().__new__(cls)
+
+    def __init__(self, *args, device=None, dtype=None, wrap_storage=None, _internal=False):
         dt = self._fixed_dtype or _dtype.as_dtype(dtype or _dtype.get_default_dtype())
         self.dtype = dt
         if wrap_storage is not None:

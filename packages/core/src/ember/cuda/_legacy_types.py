@@ -55,7 +55,7 @@ BoolTensor = _tensor_type("BoolTensor", _dtype.bool)
 class _CudaLegacyStorage(_legacy.TypedStorage):
     """A TypedStorage on the current CUDA device."""
 
-    def __init__(self, *args, wrap_storage=None, dtype=None, device=None, _internal=False):
+    def __init__(self, *args, device=None, dtype=None, wrap_storage=None, _internal=False):
         from ember.cuda import is_available
 
         if not is_available():
