@@ -77,16 +77,18 @@ def _tensor_type(name, dt):
                                  f"The legacy tensor type of ember.{dt.name} CPU tensors."})
 
 
-FloatTensor = _tensor_type("FloatTensor", _dtype.float32)
-DoubleTensor = _tensor_type("DoubleTensor", _dtype.float64)
-HalfTensor = _tensor_type("HalfTensor", _dtype.float16)
-BFloat16Tensor = _tensor_type("BFloat16Tensor", _dtype.bfloat16)
-LongTensor = _tensor_type("LongTensor", _dtype.int64)
-IntTensor = _tensor_type("IntTensor", _dtype.int32)
-ShortTensor = _tensor_type("ShortTensor", _dtype.int16)
-CharTensor = _tensor_type("CharTensor", _dtype.int8)
-ByteTensor = _tensor_type("ByteTensor", _dtype.uint8)
-BoolTensor = _tensor_type("BoolTensor", _dtype.bool)
+# The legacy names and their dtypes, in PyTorch's order (ember.cuda builds its own from these).
+TENSOR_TYPE_DTYPES = (
+    ("FloatTensor", _dtype.float32), ("DoubleTensor", _dtype.float64),
+    ("HalfTensor", _dtype.float16), ("BFloat16Tensor", _dtype.bfloat16),
+    ("LongTensor", _dtype.int64), ("IntTensor", _dtype.int32), ("ShortTensor", _dtype.int16),
+    ("CharTensor", _dtype.int8), ("ByteTensor", _dtype.uint8), ("BoolTensor", _dtype.bool),
+)
+STORAGE_DTYPES = tuple((n.replace("Tensor", "Storage"), d) for n, d in TENSOR_TYPE_DTYPES) + (
+    ("ComplexFloatStorage", _dtype.complex64), ("ComplexDoubleStorage", _dtype.complex128))
+
+(FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor,
+ CharTensor, ByteTensor, BoolTensor) = (_tensor_type(n, d) for n, d in TENSOR_TYPE_DTYPES)
 LEGACY_TYPES = {t.__name__: t for t in (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,
                                         LongTensor, IntTensor, ShortTensor, CharTensor,
                                         ByteTensor, BoolTensor)}
@@ -258,18 +260,9 @@ def _storage_class(name, dt):
                                         "__doc__": f"TypedStorage of ember.{dt.name}."})
 
 
-FloatStorage = _storage_class("FloatStorage", _dtype.float32)
-DoubleStorage = _storage_class("DoubleStorage", _dtype.float64)
-HalfStorage = _storage_class("HalfStorage", _dtype.float16)
-BFloat16Storage = _storage_class("BFloat16Storage", _dtype.bfloat16)
-LongStorage = _storage_class("LongStorage", _dtype.int64)
-IntStorage = _storage_class("IntStorage", _dtype.int32)
-ShortStorage = _storage_class("ShortStorage", _dtype.int16)
-CharStorage = _storage_class("CharStorage", _dtype.int8)
-ByteStorage = _storage_class("ByteStorage", _dtype.uint8)
-BoolStorage = _storage_class("BoolStorage", _dtype.bool)
-ComplexFloatStorage = _storage_class("ComplexFloatStorage", _dtype.complex64)
-ComplexDoubleStorage = _storage_class("ComplexDoubleStorage", _dtype.complex128)
+(FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage, IntStorage,
+ ShortStorage, CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
+ ComplexDoubleStorage) = (_storage_class(n, d) for n, d in STORAGE_DTYPES)
 _STORAGE_BY_DTYPE = {c._fixed_dtype.name: c for c in (
     FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage, IntStorage,
     ShortStorage, CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
