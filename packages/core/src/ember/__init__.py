@@ -198,6 +198,7 @@ from ember._threads import (  # noqa: E402
     set_num_interop_threads,
     set_num_threads,
 )
+from ember.amp import autocast_mode as _autocast_mode  # noqa: E402
 from ember.amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,
@@ -228,7 +229,7 @@ from ember.amp.autocast_mode import (  # noqa: E402
 from ember.nn import parallel as _nn_parallel  # noqa: E402,F401 - ember.nn.parallel
 
 _tensor_device_attrs.install(Tensor)   # is_meta, is_mps, ..., pin_memory, record_stream
-# autocast wraps its ops when first turned on (NOTE [ How autocast casts ])
+_autocast_mode.install()               # NOTE [ How autocast casts ]: after nn.functional
 nn.DataParallel = nn.parallel.DataParallel
 has_lapack = True    # NumPy's LAPACK
 has_spectral = True  # NumPy's FFT

@@ -22,8 +22,7 @@ made once per outermost autocast region and reused.
 
 Where it happens: the registered op's public function and its Tensor methods are replaced,
 in the op registry, by a wrapper that checks one thread-local flag when autocast is off
-(:func:`install`, called the first time autocast is turned on, so that a program that
-never uses autocast pays nothing for it). Ops reached by a direct call
+(:func:`install`, called once from ``ember/__init__.py``). Ops reached by a direct call
 from inside ember that bypasses the public function are not cast: ``nn.MultiheadAttention``
 (its projections run in float32; PyTorch's return bfloat16 under CPU autocast) and the
 recurrent layers (ember's RNN/GRU/LSTM run in their parameters' dtype; measured with torch
@@ -125,8 +124,6 @@ def set_autocast_enabled(device_type, enabled: bool | None = None) -> None:
     if enabled is None:
         device_type, enabled = "cuda", device_type
     _state.enabled[_check_device_type(device_type)] = bool(enabled)
-    if enabled and not _installed:
-        install()  # the first time autocast is turned on: no wrapper costs before that
     _refresh()
 
 
@@ -428,18 +425,10 @@ def _policies() -> dict:
 _installed: dict = {}   # qualname -> the op's function before install()
 
 
-_install_lock = threading.Lock()
-
-
 def install() -> None:
     """Wrap the autocast ops in the registry and their namespaces (idempotent). Aliases that
     share an op's function (``arccos`` of ``acos``) get the same wrapper, so they stay
     aliases."""
-    with _install_lock:
-        _install()
-
-
-def _install() -> None:
     import importlib
 
     from ember._ops._registry import registered_ops
