@@ -45,7 +45,8 @@ def interop(session: nox.Session) -> None:
     comparisons with torch skip in the tests session (which has no torch). torchvision and
     torchaudio need torch builds of their own: their parity tests skip here (see the
     vision_torch and audio_torchaudio sessions)."""
-    session.install(*ALL_PACKAGES, TORCH, *TEST_DEPS, *TEXT_REFERENCES)
+    # expecttest: torch's operator database (torch.testing._internal) imports it
+    session.install(*ALL_PACKAGES, TORCH, *TEST_DEPS, *TEXT_REFERENCES, "expecttest")
     session.run("pytest", "tests/interop", "tests/core", "tests/tools", "-q", *session.posargs)
 
 

@@ -385,14 +385,14 @@ class Tensor(_core.TensorBase):
             device = _device_cls("cuda", device)
         return self.to(device or "cuda")
 
-    def float(self) -> Tensor:
-        return self.to(_dtype.float32)
+    def float(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.float32)
 
-    def double(self) -> Tensor:
-        return self.to(_dtype.float64)
+    def double(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.float64)
 
-    def half(self) -> Tensor:
-        return self.to(_dtype.float16)
+    def half(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.float16)
 
     def chalf(self, memory_format=None) -> Tensor:
         """``self.to(torch.complex32)`` in PyTorch. ember has no complex32 (NumPy has no
@@ -400,29 +400,29 @@ class Tensor(_core.TensorBase):
         raise TypeError("chalf(): ember has no complex32 dtype (NumPy has no 32-bit complex "
                         "type); use .cfloat() for complex64")
 
-    def long(self) -> Tensor:
-        return self.to(_dtype.int64)
+    def long(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.int64)
 
-    def int(self) -> Tensor:
-        return self.to(_dtype.int32)
+    def int(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.int32)
 
-    def short(self) -> Tensor:
-        return self.to(_dtype.int16)
+    def short(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.int16)
 
-    def char(self) -> Tensor:
-        return self.to(_dtype.int8)
+    def char(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.int8)
 
-    def byte(self) -> Tensor:
-        return self.to(_dtype.uint8)
+    def byte(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.uint8)
 
-    def bool(self) -> Tensor:
-        return self.to(_dtype.bool)
+    def bool(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.bool)
 
-    def cfloat(self) -> Tensor:
-        return self.to(_dtype.complex64)
+    def cfloat(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.complex64)
 
-    def cdouble(self) -> Tensor:
-        return self.to(_dtype.complex128)
+    def cdouble(self, memory_format=None) -> Tensor:
+        return self.to(memory_format=memory_format, dtype=_dtype.complex128)
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)

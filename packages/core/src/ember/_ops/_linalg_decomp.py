@@ -104,7 +104,8 @@ class QR(Node):
         if A.size == 0:
             k = m if mode == "complete" else min(m, n)
             Q = xp.broadcast_to(xp.eye(m, k, dtype=A.dtype), A.shape[:-2] + (m, k)).copy()
-            return Q, xp.zeros(A.shape[:-2] + (k, n), A.dtype)
+            self.R = xp.zeros(A.shape[:-2] + (k, n), A.dtype)
+            return Q, self.R
         Q, R = xp.linalg.qr(A, mode=mode)
         self.R = R
         return Q, R
@@ -478,23 +479,27 @@ def _threshold(S_max, atol, rtol):
     return maximum(t, t.new_full((), float(atol)))
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """pinv(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor
 
     The Moore-Penrose pseudoinverse of a (batch of) matrices, from the SVD (from eigh
     with ``hermitian=True``): singular values below ``max(atol, rtol * sigma_max)``
     count as zero (``rtol`` is eps times ``max(m, n)`` unless ``atol > 0`` is given).
-    Differentiable through the decomposition.
+    Differentiable through the decomposition. PyTorch's older form
+    ``pinv(A, rcond, hermitian=False)`` (``rcond`` a relative tolerance) is accepted too.
     """
     from ember._ops.elementwise import where
 
+    if rcond is not None and (atol is not None or rtol is not None):
+        raise TypeError("linalg.pinv(): rcond cannot be given together with atol or rtol")
     check_matrix("linalg.pinv", A)
     atol, rtol = _tolerances(A, atol, rtol, rcond)
     m, n = A._data.shape[-2:]
     if A._data.size == 0:
         from ember._ops.creation import zeros
 
-        return with_out(zeros(*A.shape[:-2], n, m, dtype=A.dtype, device=A.device), out)
+        empty = zeros(*A.shape[:-2], n, m, dtype=A.dtype, device=A.device)
+        return with_out(_with_zero_grad(A.mT, empty), out)
     if hermitian:
         L, V = eigh(A)
         absL = L.abs()
@@ -524,7 +529,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None)
         if S.shape[-1] == 0:
             from ember._ops.creation import zeros
 
-            return with_out(zeros(*A.shape[:-2], dtype=_dtype.int64, device=A.device), out)
+            return with_out(zeros(tuple(A.shape[:-2]), dtype=_dtype.int64, device=A.device), out)
         thr = _threshold(S.amax(-1, keepdim=True), atol, rtol)
         return with_out((S > thr).sum(-1), out)
 
@@ -652,6 +657,17 @@ def cond(A, p=None, *, out=None):
 # ---------------------------------------------------------------------------
 # matrix functions
 
+def _with_zero_grad(A, value):
+    """``value`` broadcast to ``A``'s shape, as a result of ``A`` with a zero gradient (as
+    PyTorch's: ``matrix_power(A, 0)`` and the pseudoinverse of an empty matrix require grad
+    when ``A`` does). ``where`` with an all-False mask: NaN and inf in ``A`` do not leak."""
+    from ember._ops.elementwise import where
+
+    if not _needs_grad(A):
+        return value.expand_as(A).clone()
+    return where(A.new_zeros(A.shape, dtype=_dtype.bool), A, value)
+
+
 def matrix_power(A, n, *, out=None):
     """matrix_power(A, n, *, out=None) -> Tensor
 
@@ -672,7 +688,7 @@ def matrix_power(A, n, *, out=None):
     if n == 0:
         from ember._ops.creation import eye
 
-        return with_out(eye(m, dtype=A.dtype, device=A.device).expand_as(A).clone(), out)
+        return with_out(_with_zero_grad(A, eye(m, dtype=A.dtype, device=A.device)), out)
     if n < 0:
         check_float("linalg.inv", A)
         A, n = inv(A), -n
@@ -907,7 +923,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
     bshape = tuple(B._data.shape)
     xshape = tuple(A._data.shape[len(bshape):])
     rows, cols = math.prod(bshape), math.prod(xshape)
-    if tuple(A._data.shape[:len(bshape)]) != bshape or rows != cols:
+    if math.prod(A._data.shape[:len(bshape)]) != rows or rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement "
                            f"prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
                            f"but got {cols} != {rows}")
@@ -924,8 +940,8 @@ def vander(x, *, N=None):
     from ember._ops.join import cat
 
     check_tensor("linalg.vander", "x", x)
-    if x._data.ndim == 0:
-        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    if x._data.ndim == 0:  # PyTorch's: a number is a vector of one
+        x = x.reshape(1)
     if N is None:
         N = x._data.shape[-1]
     if N <= 1:

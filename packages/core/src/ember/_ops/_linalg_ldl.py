@@ -48,6 +48,9 @@ def ldl_arrays(xp, a, herm=False):
     *batch, n, _ = a.shape
     herm = herm and a.dtype.kind == "c"
     cj = xp.conj if herm else (lambda v: v)
+    if a.size == 0:  # no matrices, or 0 x 0 ones: nothing to factor
+        return (a.copy(), xp.zeros((*batch, n), dtype=np.int32),
+                xp.zeros(tuple(batch), dtype=np.int32))
     A = a.reshape(-1, n, n)
     low = xp.tril(A)
     A = low + cj(xp.swapaxes(xp.tril(A, -1), -1, -2))  # the full symmetric/Hermitian matrix

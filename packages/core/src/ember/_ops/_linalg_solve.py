@@ -150,9 +150,11 @@ def lu_arrays(xp, a):
     piv = xp.empty((nb, k), dtype=np.int32)
     info = xp.zeros(nb, dtype=np.int32)
     rows = xp.arange(nb)
+    cplx = b.dtype.kind == "c"
     with np.errstate(all="ignore"):
         for j in range(k):
-            p = xp.argmax(xp.abs(b[:, j:, j]), axis=1) + j
+            c = b[:, j:, j]  # LAPACK's pivot: the largest |re| + |im| (izamax's cabs1)
+            p = xp.argmax(xp.abs(c.real) + xp.abs(c.imag) if cplx else xp.abs(c), axis=1) + j
             piv[:, j] = p + 1
             top = b[rows, j, :].copy()
             b[rows, j, :] = b[rows, p, :]

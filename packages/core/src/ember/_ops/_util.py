@@ -79,8 +79,10 @@ def with_out(result, out):
 
 
 def conj(t):
-    """The conjugate of a complex tensor; any other value as it is."""
-    return t.conj() if isinstance(t, TensorBase) and t._data.dtype.kind == "c" else t
+    """The conjugate of a complex tensor or number; any other value as it is."""
+    if isinstance(t, TensorBase):
+        return t.conj() if t._data.dtype.kind == "c" else t
+    return t.conjugate() if isinstance(t, (complex, np.complexfloating)) else t
 
 
 

@@ -183,6 +183,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     from ember._ops.join import cat
 
     _need_tensor("gradient", input, "input", 1)
+    if spacing is None:
+        spacing = 1
     if isinstance(spacing, TensorBase):
         if spacing._data.ndim:
             raise TypeError("gradient() received an invalid combination of arguments - got "

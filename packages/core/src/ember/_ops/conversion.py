@@ -94,6 +94,8 @@ class ToCopy(Node):
         return "ToCopyBackward0"
 
     def backward(self, grad):
+        if grad._data.dtype.kind == "c" and self.src_dtype.kind != "c":
+            grad = grad.real  # a real input's gradient is the real part (PyTorch's rule)
         return apply(ToCopy, grad, self.src_dtype, self.src_backend, False)
 
 

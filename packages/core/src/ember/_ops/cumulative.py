@@ -216,9 +216,43 @@ def logcumsumexp(input, dim, *, out=None):
     ``log(cumsum(exp(input), dim))``, computed stably; floating inputs only.
     """
     x = input._data
+    if x.dtype.kind == "c":
+        return with_out(_logcumsumexp_complex(input, _cum_dim(input, dim, "logcumsumexp")),
+                        out)
     if x.dtype.kind not in "f":
         raise not_implemented("logcumsumexp_out_cpu", x.dtype)
     return with_out(apply(LogCumSumExp, input, _cum_dim(input, dim, "logcumsumexp")), out)
+
+
+def _logaddexp_complex(a, b):
+    """``log(exp(a) + exp(b))`` for complex tensors as PyTorch's scan computes it:
+    ``hi + log1p(exp(lo - hi))``, ``hi`` the operand with the larger real part (so the
+    imaginary part follows ``hi``'s, not the principal branch); two equal infinite real
+    parts give ``hi``."""
+    from ember._ops.elementwise import where
+
+    first = (a.real >= b.real).detach()
+    hi, lo = where(first, a, b), where(first, b, a)
+    same_inf = ((hi.real == lo.real) & ~hi.real.isfinite()).detach()
+    with np.errstate(invalid="ignore"):  # -inf - -inf, replaced just below
+        d = where(same_inf, hi.new_zeros(()), lo - hi)
+    return where(same_inf, hi, hi + d.exp().log1p())
+
+
+def _logcumsumexp_complex(input, d):
+    """Complex logcumsumexp as PyTorch computes it: a running log-add-exp along ``d``
+    (one step of ember ops per position, vectorised over the other dims; differentiable
+    through those ops, under PyTorch's conjugate convention)."""
+    from ember._ops.join import stack
+
+    if input._data.size == 0 or input._data.ndim == 0:
+        return input.clone()
+    acc, *rest = input.unbind(d)
+    outs = [acc]
+    for z in rest:
+        acc = _logaddexp_complex(acc, z)
+        outs.append(acc)
+    return stack(outs, d)
 
 
 def _inplace_cum(op_cls, name):

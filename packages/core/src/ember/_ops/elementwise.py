@@ -11,6 +11,7 @@ see NOTE [ Operands ] there.
 from __future__ import annotations
 
 import builtins
+import cmath
 import math
 import warnings
 
@@ -321,7 +322,11 @@ class Pow(Node):
             if isinstance(a, TensorBase):
                 gb = _where_t((a == 0) & _nonnegative_real(b), 0, g * _conj(y * a.log()))
             else:
-                la = math.log(a) if a > 0 else (-math.inf if a == 0 else math.nan)
+                if isinstance(a, (complex, np.complexfloating)) or (
+                        a < 0 and y._data.dtype.kind == "c"):
+                    la = cmath.log(a) if a != 0 else -math.inf  # complex: the principal log
+                else:
+                    la = math.log(a) if a > 0 else (-math.inf if a == 0 else math.nan)
                 gb = g * _conj(y * la)
                 if a == 0:
                     gb = _where_t(_nonnegative_real(b), 0, gb)

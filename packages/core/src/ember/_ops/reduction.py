@@ -743,7 +743,9 @@ class LogSumExp(Node):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if x.size == 0:
                 return xp.log(xp.exp(x).sum(axis=dims, keepdims=keepdim))
-            m = xp.max(x, axis=dims, keepdims=True)
+            # complex: shift by the largest real part only, so that the imaginary part
+            # of the result is the principal one (an imaginary shift adds multiples of 2 pi)
+            m = xp.max(x.real if x.dtype.kind == "c" else x, axis=dims, keepdims=True)
             m = xp.where(xp.isfinite(m), m, 0)
             out = xp.log(xp.exp(x - m).sum(axis=dims, keepdims=True)) + m
         if not keepdim:

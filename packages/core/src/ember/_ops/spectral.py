@@ -330,12 +330,12 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     frames_spec = spec.transpose(-1, -2)  # (B, T, n_freq)
     if onesided:
         frames = _fft.irfft(frames_spec, n=n_fft, norm=norm)
-    else:
+    elif return_complex:
         frames = _fft.ifft(frames_spec, n=n_fft, norm=norm)
-        if not return_complex:
-            if window is not None and window.is_complex():
-                raise RuntimeError("Complex windows require return_complex=True")
-            frames = frames.real
+    else:  # a real output: PyTorch keeps the first n_fft // 2 + 1 bins and takes irfft
+        if window is not None and window.is_complex():
+            raise RuntimeError("Complex windows require return_complex=True")
+        frames = _fft.irfft(frames_spec[..., :n_fft // 2 + 1], n=n_fft, norm=norm)
     real_dt = frames.real.dtype if frames.is_complex() else frames.dtype
     if window is None:
         from ember._ops.creation import ones

@@ -27,29 +27,49 @@ def _flat_outputs(func, inputs):
     return [o for o in outs if isinstance(o, TensorBase) and o._data.dtype.kind in "fc"]
 
 
+# NOTE [ gradcheck on complex numbers ]
+# A complex tensor counts as two real ones (its real and imaginary parts), as in PyTorch:
+# the Jacobians compared are those of the real map between the real parts. An input
+# element gives two columns (d/d re, d/d im), an output element two rows (re, im). The
+# analytical row of an output's real part is the backward of a cotangent 1 at that element,
+# of its imaginary part the backward of 1j (PyTorch's convention: for a real L =
+# Re(sum(conj(g) * y)) backward returns dL/d re(x) + 1j * dL/d im(x)); the real and
+# imaginary parts of that gradient are the two columns of a complex input.
+
+def _real_view(a):
+    """A flat float64 view of an array: a complex element as (re, im), interleaved."""
+    a = np.asarray(a).reshape(-1)
+    if a.dtype.kind == "c":
+        return np.stack([a.real, a.imag], axis=-1).reshape(-1).astype(np.float64)
+    return a.astype(np.float64)
+
+
 def _numerical_jacobian(func, inputs, idx, out_sizes, eps):
-    """Central differences: one column per element of inputs[idx]."""
+    """Central differences: one column per real component of inputs[idx]."""
     from ember.autograd.grad_mode import no_grad
 
     x = inputs[idx]
     flat = x._data.reshape(-1) if x._data.flags.c_contiguous else None
     if flat is None:
         raise GradcheckError("gradcheck needs contiguous inputs")
+    steps = (eps, 1j * eps) if flat.dtype.kind == "c" else (eps,)
+
+    def outputs():
+        return [_real_view(o._data.copy()) for o in _flat_outputs(func, inputs)]
+
     cols = []
     with no_grad():
         for k in range(flat.size):
             orig = flat[k].copy()
-            flat[k] = orig + eps
-            plus = [o._data.reshape(-1).astype(np.complex128 if o._data.dtype.kind == "c"
-                                               else np.float64).copy()
-                    for o in _flat_outputs(func, inputs)]
-            flat[k] = orig - eps
-            minus = [o._data.reshape(-1).astype(plus[i].dtype).copy()
-                     for i, o in enumerate(_flat_outputs(func, inputs))]
-            flat[k] = orig
-            cols.append(np.concatenate([(p - m) / (2 * eps)
-                                        for p, m in zip(plus, minus, strict=False)])
-                        if plus else np.zeros(0))
+            for step in steps:
+                flat[k] = orig + step
+                plus = outputs()
+                flat[k] = orig - step
+                minus = outputs()
+                flat[k] = orig
+                cols.append(np.concatenate([(p - m) / (2 * eps)
+                                            for p, m in zip(plus, minus, strict=False)])
+                            if plus else np.zeros(0))
     return np.stack(cols, axis=1) if cols else np.zeros((sum(out_sizes), 0))
 
 
@@ -58,22 +78,25 @@ def _analytical_jacobian(func, inputs, idxs, eps):
     from ember.autograd import grad
 
     outs = _flat_outputs(func, inputs)
-    sizes = [int(o._data.size) for o in outs]
+    sizes = [int(o._data.size) * (2 if o._data.dtype.kind == "c" else 1) for o in outs]
+    widths = {i: int(inputs[i]._data.size) * (2 if inputs[i]._data.dtype.kind == "c" else 1)
+              for i in idxs}
     rows = {i: [] for i in idxs}
-    for oi, o in enumerate(outs):
-        for k in range(sizes[oi]):
-            g = zeros_like(o)
-            g._data.reshape(-1)[k] = 1
-            if not o.requires_grad:
-                for i in idxs:
-                    rows[i].append(np.zeros(inputs[i]._data.size))
-                continue
-            gs = grad([o], [inputs[i] for i in idxs], [g], retain_graph=True, allow_unused=True)
-            for i, gi in zip(idxs, gs, strict=False):
-                rows[i].append(np.zeros(inputs[i]._data.size) if gi is None
-                               else gi._data.reshape(-1).astype(np.float64))
-    return {i: (np.stack(r) if r else np.zeros((0, inputs[i]._data.size)))
-            for i, r in rows.items()}, sizes
+    for o in outs:
+        units = (1, 1j) if o._data.dtype.kind == "c" else (1,)
+        for k in range(int(o._data.size)):
+            for unit in units:
+                if not o.requires_grad:
+                    for i in idxs:
+                        rows[i].append(np.zeros(widths[i]))
+                    continue
+                g = zeros_like(o)
+                g._data.reshape(-1)[k] = unit
+                gs = grad([o], [inputs[i] for i in idxs], [g], retain_graph=True,
+                          allow_unused=True)
+                for i, gi in zip(idxs, gs, strict=False):
+                    rows[i].append(np.zeros(widths[i]) if gi is None else _real_view(gi._data))
+    return {i: (np.stack(r) if r else np.zeros((0, widths[i]))) for i, r in rows.items()}, sizes
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
@@ -82,7 +105,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
     """Check the gradients of ``func`` at ``inputs`` against central finite differences.
 
-    The inputs that require grad should be float64 (float32 differences are too coarse).
+    The inputs that require grad should be float64 or complex128 (float32 differences are
+    too coarse). A complex input or output counts as its real and imaginary parts, with
+    PyTorch's conjugate convention for the gradient (NOTE [ gradcheck on complex numbers ]).
     Returns True, or raises :class:`GradcheckError` (returns False if
     ``raise_exception=False``) naming the input and output whose Jacobians differ.
     ember has no forward-mode AD: ``check_forward_ad`` and ``check_batched_forward_grad``
@@ -96,7 +121,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not idxs:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
     for i in idxs:
-        if inputs[i]._data.dtype != np.float64:
+        if inputs[i]._data.dtype not in (np.float64, np.complex128):
             import warnings
 
             warnings.warn(f"Input #{i} requires gradient and is not a double precision "
@@ -133,8 +158,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outs = _flat_outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(tensor(rng.standard_normal(o.shape), dtype=o.dtype,
-                                    requires_grad=True) for o in outs)
+        grad_outputs = tuple(tensor(rng.standard_normal(o.shape) + (
+            1j * rng.standard_normal(o.shape) if o._data.dtype.kind == "c" else 0),
+            dtype=o.dtype, requires_grad=True) for o in outs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     n = len(inputs)

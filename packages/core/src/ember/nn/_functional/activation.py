@@ -462,8 +462,16 @@ def silu(input, inplace=False):
 
     See :class:`~ember.nn.SiLU`.
     """
+    if isinstance(input, TensorBase) and input._data.dtype.kind == "c":
+        return _complex_composite(input, input * input.sigmoid(), inplace)
     _check_float(input, "silu_cpu")
     return _run(Silu, input, (), inplace)
+
+
+def _complex_composite(input, out, inplace=False):
+    """A complex input's result computed from ember ops (their gradients follow PyTorch's
+    conjugate convention); ``inplace`` copies it into ``input``."""
+    return input.copy_(out) if inplace else out
 
 
 def _softplus1(m, x):
@@ -550,6 +558,8 @@ def softsign(input):
 
     See :class:`~ember.nn.Softsign`.
     """
+    if input._data.dtype.kind == "c":
+        return _complex_composite(input, input / (input.abs() + 1))
     return apply(Softsign, _float_input(input, "abs_cpu"))
 
 
@@ -566,6 +576,8 @@ def tanhshrink(input):
 
     See :class:`~ember.nn.Tanhshrink`.
     """
+    if input._data.dtype.kind == "c":
+        return _complex_composite(input, input - input.tanh())
     return apply(Tanhshrink, _float_input(
         input, "tanh", "Subtraction, the `-` operator, with a bool tensor is not supported. "
         "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."))

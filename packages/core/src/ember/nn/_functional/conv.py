@@ -451,10 +451,27 @@ def _check_dtypes(input, weight, bias):
     if bias is not None and bias.dtype != input.dtype:
         raise RuntimeError(
             f"Input type ({_c_name(input)}) and bias type ({_c_name(bias)}) should be the same")
-    if input._data.dtype.kind in "bc":
+    if input._data.dtype.kind == "b":
         from ember._ops._util import not_implemented
 
         raise not_implemented("slow_conv2d_cpu", input._data.dtype)
+
+
+def _complex_conv(real_conv, input, weight, bias, nd):
+    """A complex convolution from three real ones (Gauss's product: ``k1 = (xr + xi) * wr``,
+    ``k2 = xr * (wi - wr)``, ``k3 = xi * (wr + wi)``; real part ``k1 - k3``, imaginary part
+    ``k1 + k2``), so that its gradients are those of the real convolutions, under PyTorch's
+    conjugate convention. ``real_conv(x, w)`` is the real convolution without bias."""
+    from ember._ops.creation import complex as _complex
+
+    xr, xi, wr, wi = input.real, input.imag, weight.real, weight.imag
+    k1 = real_conv(xr + xi, wr)
+    k2 = real_conv(xr, wi - wr)
+    k3 = real_conv(xi, wr + wi)
+    out = _complex(k1 - k3, k1 + k2)
+    if bias is not None:
+        out = out + bias.reshape((-1,) + (1,) * nd)
+    return out
 
 
 def _c_name(t):
@@ -489,6 +506,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     fname = f"conv{nd}d"
     _check_input(input, weight, nd, fname)
     _check_dtypes(input, weight, bias)
+    if input._data.dtype.kind == "c":
+        return _complex_conv(lambda x, w: _conv(x, w, None, stride, padding, dilation, groups,
+                                                nd), input, weight, bias, nd)
     groups = int(groups)
     dim = weight.ndim - 2
     stride = _expand(stride, nd, "stride", dim)
@@ -607,6 +627,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
             f"{fname}(): argument 'padding' must be tuple of ints, not str")
     _check_input(input, weight, nd, fname)
     _check_dtypes(input, weight, bias)
+    if input._data.dtype.kind == "c":
+        return _complex_conv(lambda x, w: _conv_transpose(
+            x, w, None, stride, padding, output_padding, groups, dilation, nd),
+            input, weight, bias, nd)
     groups = int(groups)
     dim = weight.ndim - 2
     stride = _expand(stride, nd, "stride", dim)

@@ -77,6 +77,11 @@ def _compute(fn, a, *args):
     # the compiled kernels take float32/float64; other dtypes go through them in float32
     if a.dtype.name in ("float16", "bfloat16"):
         return fn(a.astype(np.float32), *args).astype(a.dtype)
+    if a.dtype.kind == "c":  # a real-linear map: the real and imaginary parts apart
+        re, im = fn(a.real, *args), fn(a.imag, *args)
+        out = xp_of(a).empty(re.shape, a.dtype)
+        out.real, out.imag = re, im
+        return out
     return fn(a, *args)
 
 
@@ -132,7 +137,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(
             f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
             f"non-zero dimensions for input, but got: {list(input.shape)}")
-    if input._data.dtype.kind not in "f":
+    if input._data.dtype.kind not in "fc":
         raise not_implemented("im2col_out_cpu", input._data.dtype)
     unbatched = input.ndim == 3
     x = input.unsqueeze(0) if unbatched else input
@@ -169,7 +174,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(
             f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
             f"non-zero dimensions for input, but got: {list(input.shape)}")
-    if input._data.dtype.kind not in "f":
+    if input._data.dtype.kind not in "fc":
         raise not_implemented("col2im_out_cpu", input._data.dtype)
     unbatched = input.ndim == 2
     x = input.unsqueeze(0) if unbatched else input

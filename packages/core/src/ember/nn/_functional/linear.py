@@ -39,8 +39,11 @@ class Linear(Node):
         need = self.needs_input_grad
         n, k = w.shape
         gx = gw = gb = None
+        cplx = w._data.dtype.kind == "c"  # PyTorch's convention: conjugated operands
         if is_grad_enabled():  # create_graph: a recorded backward
             g2 = g.reshape(math.prod(g.shape[:-1]), n)
+            if cplx:
+                x, w = x.conj(), w.conj()
             if need[0]:
                 gx = (g2 @ w).reshape(tuple(x.shape))
             if need[1]:
@@ -50,10 +53,13 @@ class Linear(Node):
             return gx, gw, gb
         ga = g._data
         g2 = ga.reshape(math.prod(ga.shape[:-1]), n)
+        xa, wa = x._data, w._data
+        if cplx:
+            xa, wa = xa.conj(), wa.conj()
         if need[0]:
-            gx = wrap((g2 @ w._data).reshape(x._data.shape))
+            gx = wrap((g2 @ wa).reshape(xa.shape))
         if need[1]:
-            gw = wrap(g2.T @ x._data.reshape(math.prod(x._data.shape[:-1]), k))
+            gw = wrap(g2.T @ xa.reshape(math.prod(xa.shape[:-1]), k))
         if need[2]:
             gb = wrap(g2.sum(0)) if self._bias_1d else g
         return gx, gw, gb

@@ -439,7 +439,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     shape = _normalized_shape(normalized_shape, "rms_norm")
     _check_normalized(input, shape, weight, None, False)
-    _check_float(input, "rms_norm")
+    if input._data.dtype.kind != "c":  # complex: PyTorch's formula, on complex x * x
+        _check_float(input, "rms_norm")
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
     dims = tuple(range(input.dim() - len(shape), input.dim()))
