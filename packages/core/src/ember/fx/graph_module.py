@@ -333,7 +333,7 @@ class GraphModule(Module):
         """
         import ember
 
-        folder = Path(folder)
+        folder = Path(folder).resolve()
         folder.mkdir(parents=True, exist_ok=True)
         ember.save(self.state_dict(), folder / "state_dict.pt")
         tab = " " * 4
