@@ -300,8 +300,12 @@ class Node:
     def _pretty_print_target(self, target) -> str:
         if isinstance(target, str):
             return target
-        if getattr(target, "__module__", None) == "_operator":
-            return f"operator.{target.__name__}"
+        name = getattr(target, "__name__", None)
+        module = getattr(target, "__module__", None)
+        if name is not None and module == "builtins":
+            return f"builtins.{name}"
+        if name is not None and module == "_operator":
+            return f"operator.{name}"
         return qualified_name(target)
 
     def format_node(self, placeholder_names: list | None = None,

@@ -59,7 +59,7 @@ class TracerBase:
     record_stack_traces: bool = False
     check_mutable_operations: bool = False
     trace_asserts: bool = False
-    proxy_buffer_attributes: bool = True
+    proxy_buffer_attributes: bool = False
     traced_func_name: str = "forward"
 
     def create_node(self, kind: str, target, args: tuple, kwargs: dict,
