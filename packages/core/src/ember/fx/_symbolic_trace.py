@@ -30,9 +30,10 @@ from typing import Any
 from ember.fx._names import public_op_namespaces
 from ember.fx.graph import Graph
 from ember.fx.node import Argument
-from ember.fx.proxy import ParameterProxy, TracerBase, _find_proxy
+from ember.fx.proxy import ParameterProxy, Scope, ScopeContextManager, TracerBase, _find_proxy
 
-__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "PHBase"]
+__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "PHBase", "is_fx_tracing",
+           "is_fx_symbolic_tracing"]
 
 # (id(globals dict), name) -> globals dict, filled by wrap() at module scope
 _wrapped_fns_to_patch: dict = {}
@@ -46,6 +47,16 @@ class PHBase:
 
 
 PH = PHBase()
+
+
+def is_fx_tracing() -> bool:
+    """Whether an ember.fx trace is running (code can take a traceable path then)."""
+    return _active_traces[0] > 0
+
+
+def is_fx_symbolic_tracing() -> bool:
+    """Whether symbolic tracing (``Tracer.trace``) is running."""
+    return _active_traces[0] > 0
 
 
 def _assert_is_none(value, msg: str) -> None:
@@ -290,7 +301,7 @@ class Tracer(TracerBase):
         self.param_shapes_constant = param_shapes_constant
         self.submodule_paths: dict | None = None
         self.root_module_name = ""
-        self.scope = None
+        self.scope = Scope("", None)
         self.module_stack: collections.OrderedDict = collections.OrderedDict()
         self.num_calls: dict = {}
         self.node_name_to_scope: dict = {}
@@ -360,9 +371,10 @@ class Tracer(TracerBase):
         key = module_qualified_name if calls == 0 else f"{module_qualified_name}@{calls}"
         self.module_stack[key] = (module_qualified_name, type(m))
         try:
-            if not self.is_leaf_module(m, module_qualified_name):
-                return forward(*args, **kwargs)
-            return self.create_proxy("call_module", module_qualified_name, args, kwargs)
+            with ScopeContextManager(self.scope, Scope(module_qualified_name, type(m))):
+                if not self.is_leaf_module(m, module_qualified_name):
+                    return forward(*args, **kwargs)
+                return self.create_proxy("call_module", module_qualified_name, args, kwargs)
         finally:
             self.module_stack.pop(key, None)
 
