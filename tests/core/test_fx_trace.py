@@ -401,3 +401,22 @@ def test_varargs_are_refused_with_a_clear_error():
 
     with pytest.raises(NotImplementedError, match=r"\*xs"):
         symbolic_trace(f)
+
+
+def test_ember_helpers_run_on_proxies_record_their_ops():
+    # nn.Transformer.generate_square_subsequent_mask builds its mask with ember's internal
+    # creation op (imported from ember._ops.creation): traced, not run on the Proxy
+    class Causal(nn.Module):
+        def forward(self, x):
+            return x + nn.Transformer.generate_square_subsequent_mask(x.size(1))
+
+    gm = symbolic_trace(Causal())
+    assert "full = ember.full((size, size), -inf" in gm.code
+    for t in (3, 5):
+        x = ember.randn(2, t, t)
+        out, ref = gm(x), Causal()(x)
+        np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    # and the internal modules are restored
+    from ember._ops import creation
+
+    assert not hasattr(creation.full, "_fx_original")

@@ -198,11 +198,26 @@ _tables: dict = {"key": None}
 _active_traces = [0]
 
 
+def _internal_modules() -> list:
+    """ember's own Python modules (not the compiled core, not ember.fx): where ember's code
+    reaches ops through its globals (``from ember._ops.creation import full``)."""
+    out = []
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == "ember" or name.startswith("ember.")):
+            continue
+        if name.startswith(("ember.fx", "ember._C")):
+            continue
+        if str(getattr(mod, "__file__", "") or "").endswith(".py"):
+            out.append(mod)
+    return out
+
+
 def _tables_key():
     import ember
     from ember._ops._registry import registered_ops
 
-    return (len(registered_ops()), len(vars(ember.Tensor)))
+    return (len(registered_ops()), len(vars(ember.Tensor)),
+            sum(1 for n in sys.modules if n.startswith("ember.")))
 
 
 def _op_function_table() -> dict:
@@ -230,10 +245,16 @@ def _refresh_tables() -> None:
             fn = getattr(mod, name, None)
             if callable(fn) and not isinstance(fn, type) and not inspect.ismodule(fn):
                 table.setdefault(id(fn), fn)
-    # the namespace entries bound to those functions
+    # the entries bound to those functions: in the public namespaces, and in ember's own
+    # modules, so that ember code run on a Proxy (a helper that builds a mask from a traced
+    # size) records its ops too
     entries = []
-    for _, mod in public_op_namespaces():
+    seen = set()
+    for mod in [m for _, m in public_op_namespaces()] + _internal_modules():
         d = vars(mod)
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
         for name, value in list(d.items()):
             if not name.startswith("__") and table.get(id(value)) is value:
                 entries.append((d, name, _op_wrapper(value)))
