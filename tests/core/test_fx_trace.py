@@ -420,3 +420,30 @@ def test_ember_helpers_run_on_proxies_record_their_ops():
     from ember._ops import creation
 
     assert not hasattr(creation.full, "_fx_original")
+
+
+def test_real_tensor_method_with_proxy_argument():
+    mask = ember.tensor([1, 0, 1])
+
+    def f(x):
+        return mask.to(x.dtype) * x, mask.masked_fill(x > 0, 5)
+
+    gm = symbolic_trace(f)
+    assert "to = _tensor_constant0.to(getattr_1)" in gm.code
+    x = ember.tensor([-1.0, 2.0, 3.0])
+    for a, b in zip(gm(x), f(x)):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    # outside tracing the methods are the originals again
+    assert "to" not in vars(ember.Tensor) or not hasattr(vars(ember.Tensor)["to"], "__wrapped__")
+
+
+def test_create_args_for_root_returns_function_and_arguments():
+    class Recording(Tracer):
+        def create_args_for_root(self, root_fn, is_module, concrete_args=None):
+            fn, args = super().create_args_for_root(root_fn, is_module, concrete_args)
+            self.seen = [type(a).__name__ for a in args]
+            return fn, args
+
+    t = Recording()
+    t.trace(MLP())
+    assert t.seen == ["MLP", "Proxy"]

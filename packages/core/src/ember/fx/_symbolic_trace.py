@@ -432,7 +432,7 @@ class Tracer(TracerBase):
                              concrete_args: dict | None = None):
         """Placeholders for ``root_fn``'s parameters; ``concrete_args`` fixes some of them
         (the graph then checks at run time that the same value is passed). Returns the
-        function to call and its arguments."""
+        function to call and its arguments (``self`` first for a module)."""
         fn = inspect.unwrap(root_fn)
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())
@@ -463,10 +463,12 @@ class Tracer(TracerBase):
             else:
                 args.append(value)
 
-        def call():
-            return root_fn(*args, **kwargs)
+        if kwargs:
+            def fn_with_kwargs(*a):
+                return root_fn(*a, **kwargs)
 
-        return call
+            return fn_with_kwargs, args
+        return root_fn, args
 
     def _concrete_placeholder(self, name: str, value, counter: list):
         counter[0] += 1
@@ -519,7 +521,8 @@ class Tracer(TracerBase):
 
         collect_tensor_attrs(self.root, [])
         fn_globals = getattr(inspect.unwrap(fn), "__globals__", {})
-        call = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
+        root_fn, root_args = self.create_args_for_root(fn, isinstance(root, Module),
+                                                       concrete_args)
         parameter_proxy_cache: dict = {}
         orig_getattr = Module.__getattr__
         orig_call = Module.__call__
@@ -548,7 +551,7 @@ class Tracer(TracerBase):
                 self._patch_globals(patcher, fn_globals, ops)
                 for mod in self._autowrap_search:
                     self._patch_autowrap(patcher, vars(mod))
-                out = call()
+                out = root_fn(*root_args)
                 self.create_node("output", "output", (self.create_arg(out),), {},
                                  type_expr=getattr(fn, "__annotations__", {}).get("return"))
         finally:
