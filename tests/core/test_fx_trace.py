@@ -331,6 +331,10 @@ def test_math_autowrap_and_wrap_by_name():
     gm2 = symbolic_trace(gm)
     assert [n.target for n in gm2.graph.nodes if n.op == "call_function"] == \
         [_fx_wrapped.norm_plus, operator.mul]
+    gm = symbolic_trace(_fx_wrapped.uses_decorated)  # wrap used as a decorator
+    assert [n.target for n in gm.graph.nodes if n.op == "call_function"] == \
+        [_fx_wrapped.scaled_to_one, operator.add]
+    close(gm(x), _fx_wrapped.uses_decorated(x))
     with pytest.raises(NotImplementedError, match="top level of a module"):
         ember.fx.wrap("anything")
 

@@ -141,6 +141,7 @@ def _tensor_operator_wrapper(orig, target):
             return proxy.tracer.create_proxy("call_function", target, (self,) + args, kwargs)
         return orig(self, *args, **kwargs)
 
+    op._fx_original = orig
     return op
 
 
@@ -151,6 +152,7 @@ def _tensor_method_wrapper(orig, name: str):
             return proxy.tracer.create_proxy("call_method", name, (self,) + args, kwargs)
         return orig(self, *args, **kwargs)
 
+    method._fx_original = orig
     return method
 
 
@@ -257,7 +259,7 @@ def _refresh_tables() -> None:
         seen.add(id(d))
         for name, value in list(d.items()):
             if not name.startswith("__") and table.get(id(value)) is value:
-                entries.append((d, name, _op_wrapper(value)))
+                entries.append((d, name, value))
     # the Tensor methods a real tensor might be called through with a Proxy argument
     names = set()
     for op in registered_ops():
@@ -563,11 +565,20 @@ class Tracer(TracerBase):
         import ember
 
         _refresh_tables()
-        for d, name, wrapper in _tables["entries"]:
-            patcher.patch(d, name, wrapper)
+        for d, name, orig in _tables["entries"]:
+            if d.get(name) is orig:  # (skip a binding replaced since the table was made)
+                patcher.patch(d, name, _op_wrapper(orig))
         own = dict(ember.Tensor.__dict__)
         for name, wrapper in _tables["methods"]:
-            patcher.patch_attr(ember.Tensor, name, wrapper, own)
+            if getattr(ember.Tensor, name, None) is wrapper._fx_original:
+                patcher.patch_attr(ember.Tensor, name, wrapper, own)
+            else:  # the method was replaced since the table was made
+                current = getattr(ember.Tensor, name, None)
+                if current is not None:
+                    make = _tensor_operator_wrapper if name in _OPERATOR_DUNDERS else None
+                    new = make(current, _OPERATOR_DUNDERS[name]) if make else \
+                        _tensor_method_wrapper(current, name)
+                    patcher.patch_attr(ember.Tensor, name, new, own)
         for (_, name), glb in list(_wrapped_fns_to_patch.items()):
             orig = glb.get(name, getattr(builtins, name, None))
             if orig is not None:
