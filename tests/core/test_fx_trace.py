@@ -451,3 +451,26 @@ def test_create_args_for_root_returns_function_and_arguments():
     t = Recording()
     t.trace(MLP())
     assert t.seen == ["MLP", "Proxy"]
+
+
+def helper_with_python_logic(x, k):
+    # data-dependent: fails if traced through; kept whole with autowrap_functions
+    return x * (2 if k > 1 else 1)
+
+
+def calls_helper(x):
+    return helper_with_python_logic(x, 3) + 1
+
+
+def test_autowrap_functions():
+    with pytest.raises(TraceError):
+        Tracer().trace(lambda x: helper_with_python_logic(x, x.sum()))
+    graph = Tracer(autowrap_functions=(helper_with_python_logic,)).trace(calls_helper)
+    node = next(n for n in graph.nodes if n.op == "call_function")
+    assert node.target is helper_with_python_logic and node.meta["is_wrapped"]
+    gm = GraphModule(nn.Module(), graph)
+    x = ember.randn(3)
+    close(gm(x), calls_helper(x))
+    assert helper_with_python_logic.__module__ == __name__  # the global is restored
+    assert globals()["helper_with_python_logic"].__name__ == "helper_with_python_logic"
+    assert not hasattr(globals()["helper_with_python_logic"], "_fx_original")
