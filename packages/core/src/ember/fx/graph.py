@@ -687,9 +687,12 @@ class Graph:
         self._codegen = codegen
 
     def process_inputs(self, *args):
+        """The inputs as the generated function takes them (the code generator's
+        ``process_inputs``; the identity unless ``set_codegen`` changed it)."""
         return self._codegen.process_inputs(*args)
 
     def process_outputs(self, out):
+        """The outputs as callers get them (the code generator's ``process_outputs``)."""
         return self._codegen.process_outputs(out)
 
     def __str__(self) -> str:

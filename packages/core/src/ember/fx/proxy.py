@@ -260,6 +260,7 @@ class Proxy:
         return self.tracer.to_bool(self)
 
     def keys(self):
+        """``proxy.keys()`` (for ``**proxy``): recorded through the tracer's ``keys``."""
         return self.tracer.keys(self)
 
     def __len__(self):
@@ -344,9 +345,11 @@ class ParameterProxy(Proxy):
         return self.param.shape
 
     def size(self, dim=None):
+        """The parameter's concrete size (of dimension ``dim`` if given)."""
         return self.param.size() if dim is None else self.param.size(dim)
 
     def dim(self) -> int:
+        """The parameter's number of dimensions."""
         return self.param.dim()
 
     @property
@@ -354,9 +357,11 @@ class ParameterProxy(Proxy):
         return self.param.ndim
 
     def numel(self) -> int:
+        """The parameter's number of elements."""
         return self.param.numel()
 
     def nelement(self) -> int:
+        """The parameter's number of elements (alias of ``numel``)."""
         return self.param.numel()
 
 
