@@ -399,12 +399,25 @@ def test_proxy_on_a_hand_built_graph():
         x.tracer.create_arg(object())
 
 
-def test_varargs_are_refused_with_a_clear_error():
-    def f(*xs):
-        return xs[0]
+def test_star_args_and_kwargs_are_placeholders():
+    def f(x, *rest, scale=2.0, **kw):
+        return (x + kw["a"]) * scale + rest[1]
 
-    with pytest.raises(NotImplementedError, match=r"\*xs"):
-        symbolic_trace(f)
+    gm = symbolic_trace(f)
+    assert "def forward(self, x, *rest, scale = 2.0, **kw):" in gm.code
+    assert "getitem_1 = _rest[1]" in gm.code and "getitem = _kw['a']" in gm.code
+    x = ember.randn(3)
+    args = (x, 0, ember.ones(3))
+    close(gm(*args, a=ember.full((3,), 2.0)), f(*args, a=ember.full((3,), 2.0)))
+
+    class M(nn.Module):
+        def forward(self, *xs):
+            a, b = xs
+            return a * b
+
+    gm = symbolic_trace(M())
+    assert [n.target for n in gm.graph.nodes][:1] == ["*xs"]
+    close(gm(ember.ones(2), ember.full((2,), 3.0)), ember.full((2,), 3.0))
 
 
 def test_ember_helpers_run_on_proxies_record_their_ops():

@@ -24,6 +24,7 @@ import inspect
 import math
 import operator
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -445,32 +446,51 @@ class Tracer(TracerBase):
             if k not in names:
                 raise TypeError(f"concrete_args names {k!r}, which is not an argument of "
                                 f"{getattr(fn, '__qualname__', fn)} (its arguments: {names})")
-        args: list = [self.root] if is_module else []
-        kwargs: dict = {}
+        values: dict = {}
         counter = [0]
         for p in params[skip_self:]:
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                star = "*" if p.kind == p.VAR_POSITIONAL else "**"
-                raise NotImplementedError(
-                    f"tracing a function with {star}{p.name} is not supported: give "
-                    f"{getattr(fn, '__qualname__', fn)} named parameters")
-            if p.name in concrete_args and not isinstance(concrete_args[p.name], PHBase):
-                value = self._concrete_placeholder(p.name, concrete_args[p.name], counter)
+            if p.kind == p.VAR_POSITIONAL:
+                # the tuple of extra inputs is one placeholder (``*args``), as in torch.fx
+                values[p.name] = self.create_proxy("placeholder", f"*{p.name}", (), {})
+            elif p.kind == p.VAR_KEYWORD:
+                values[p.name] = self.create_proxy("placeholder", f"**{p.name}", (), {})
+            elif p.name in concrete_args and not isinstance(concrete_args[p.name], PHBase):
+                values[p.name] = self._concrete_placeholder(p.name, concrete_args[p.name],
+                                                            counter)
             else:
                 default = () if p.default is inspect.Parameter.empty else (p.default,)
-                value = self.create_proxy("placeholder", p.name, default, {},
-                                          type_expr=fn.__annotations__.get(p.name, None))
-            if p.kind == p.KEYWORD_ONLY:
-                kwargs[p.name] = value
-            else:
-                args.append(value)
-
+                values[p.name] = self.create_proxy(
+                    "placeholder", p.name, default, {},
+                    type_expr=fn.__annotations__.get(p.name, None))
+        head = [self.root] if is_module else []
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            return self._flatten_star_params(root_fn, fn, head, values)
+        args = head + [values[p.name] for p in params[skip_self:] if p.kind != p.KEYWORD_ONLY]
+        kwargs = {p.name: values[p.name] for p in params if p.kind == p.KEYWORD_ONLY}
         if kwargs:
             def fn_with_kwargs(*a):
                 return root_fn(*a, **kwargs)
 
             return fn_with_kwargs, args
         return root_fn, args
+
+    @staticmethod
+    def _flatten_star_params(root_fn, fn, head: list, values: dict):
+        # ``def f(x, *args, **kw)`` is called with the Proxies of ``args`` and ``kw``
+        # themselves (so ``args[0]`` records a getitem): a copy of the function whose
+        # parameters are all positional, in the order of its code's variable names
+        if not isinstance(fn, types.FunctionType) or fn is not root_fn:
+            raise NotImplementedError(f"tracing {getattr(fn, '__qualname__', fn)}: *args and "
+                                      "**kwargs are supported on plain (undecorated) functions")
+        co = fn.__code__
+        nparams = co.co_argcount + co.co_kwonlyargcount + \
+            bool(co.co_flags & inspect.CO_VARARGS) + bool(co.co_flags & inspect.CO_VARKEYWORDS)
+        flat = types.FunctionType(
+            co.replace(co_argcount=nparams, co_posonlyargcount=0, co_kwonlyargcount=0,
+                       co_flags=co.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)),
+            fn.__globals__, fn.__name__, None, fn.__closure__)
+        names = co.co_varnames[len(head):nparams]
+        return flat, head + [values[n] for n in names]
 
     def _concrete_placeholder(self, name: str, value, counter: list):
         counter[0] += 1
