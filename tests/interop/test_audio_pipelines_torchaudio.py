@@ -22,8 +22,8 @@ torchaudio = pytest.importorskip("torchaudio")
 ta_pipelines = pytest.importorskip("torchaudio.pipelines")
 
 # torchaudio 2.9 bundles emberaudio does not have (their models are not built yet).
-BUNDLES_NOT_BUILT = {"HDEMUCS_HIGH_MUSDB", "HDEMUCS_HIGH_MUSDB_PLUS", "SQUIM_OBJECTIVE",
-                     "SQUIM_SUBJECTIVE", "SquimObjectiveBundle", "SquimSubjectiveBundle"}
+BUNDLES_NOT_BUILT = {"HDEMUCS_HIGH_MUSDB", "HDEMUCS_HIGH_MUSDB_PLUS", "SQUIM_SUBJECTIVE",
+                     "SquimSubjectiveBundle"}
 
 
 def test_pipelines_names_against_torchaudio():
@@ -63,6 +63,8 @@ def test_other_bundles_match_torchaudio():
                   "_segment_length", "_right_context_length"):
         assert getattr(ours, field) == getattr(theirs, field), field
     assert ours._rnnt_factory_func.keywords == theirs._rnnt_factory_func.keywords
+    ours, theirs = pipelines.SQUIM_OBJECTIVE, ta_pipelines.SQUIM_OBJECTIVE
+    assert (ours._path, ours.sample_rate) == (theirs._path, theirs.sample_rate)
     ours, theirs = pipelines.CONVTASNET_BASE_LIBRI2MIX, ta_pipelines.CONVTASNET_BASE_LIBRI2MIX
     assert (ours._model_path, ours.sample_rate) == (theirs._model_path, theirs.sample_rate)
     assert ours._model_factory_func.keywords == theirs._model_factory_func.keywords

@@ -8,6 +8,7 @@ from emberaudio.pipelines._source_separation import (
     CONVTASNET_BASE_LIBRI2MIX,
     SourceSeparationBundle,
 )
+from emberaudio.pipelines._squim import SQUIM_OBJECTIVE, SquimObjectiveBundle
 from emberaudio.pipelines._tts import (
     TACOTRON2_GRIFFINLIM_CHAR_LJSPEECH,
     TACOTRON2_GRIFFINLIM_PHONE_LJSPEECH,
@@ -54,7 +55,8 @@ from emberaudio.pipelines._wav2vec2 import (
 __all__ = [
     "CONVTASNET_BASE_LIBRI2MIX", "EMFORMER_RNNT_BASE_LIBRISPEECH", "HUBERT_ASR_LARGE",
     "HUBERT_ASR_XLARGE", "HUBERT_BASE", "HUBERT_LARGE", "HUBERT_XLARGE", "MMS_FA",
-    "RNNTBundle", "SourceSeparationBundle", "TACOTRON2_GRIFFINLIM_CHAR_LJSPEECH",
+    "RNNTBundle", "SQUIM_OBJECTIVE", "SourceSeparationBundle", "SquimObjectiveBundle",
+    "TACOTRON2_GRIFFINLIM_CHAR_LJSPEECH",
     "TACOTRON2_GRIFFINLIM_PHONE_LJSPEECH", "TACOTRON2_WAVERNN_CHAR_LJSPEECH",
     "TACOTRON2_WAVERNN_PHONE_LJSPEECH", "Tacotron2TTSBundle", "VOXPOPULI_ASR_BASE_10K_DE",
     "VOXPOPULI_ASR_BASE_10K_EN", "VOXPOPULI_ASR_BASE_10K_ES", "VOXPOPULI_ASR_BASE_10K_FR",
