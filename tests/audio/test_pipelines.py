@@ -227,6 +227,22 @@ def test_wav2vec2_download_checks_the_hash(hub, served, tmp_path):
         bundle.get_model(dl_kwargs={"hash": "x"})
 
 
+def test_check_hash_uses_the_file_name(hub, served, tmp_path):
+    from emberaudio.pipelines import _utils
+
+    source = tmp_path / "weights.pth"
+    ember.save({"w": ember.ones(2)}, source)
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    good = f"https://example.org/model-{digest[:8]}.pth"
+    bad = "https://example.org/model-00000000.pth"
+    served[good] = served[bad] = source
+    path = _utils._download_checkpoint(good, {"check_hash": True, "progress": False})
+    assert path == hub / "checkpoints" / f"model-{digest[:8]}.pth"
+    with pytest.raises(RuntimeError, match="invalid hash value"):
+        _utils._download_checkpoint(bad, {"check_hash": True, "progress": False})
+    assert not (hub / "checkpoints" / "model-00000000.pth").exists()
+
+
 def test_wavlm_and_fa_bundles(hub):
     ember.manual_seed(0)
     (hub / "checkpoints").mkdir(parents=True)

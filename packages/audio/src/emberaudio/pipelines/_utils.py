@@ -5,7 +5,9 @@ containers only, never arbitrary objects)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from pathlib import Path
 
 import ember
@@ -35,11 +37,13 @@ def _download_asset(key: str, sha256: str | None = None, progress: bool = True) 
 
 def _download_checkpoint(url: str, dl_kwargs: dict | None = None) -> Path:
     """The local copy of ``url`` in ``<hub dir>/checkpoints`` (torch.hub's layout), as
-    ``load_state_dict_from_url`` keeps it. ``dl_kwargs`` may hold ``model_dir``,
-    ``file_name``, ``progress`` and ``sha256``."""
+    ``load_state_dict_from_url`` keeps it.
+
+    ``dl_kwargs`` may hold ``model_dir``, ``file_name``, ``progress``, ``sha256`` (the
+    file's full SHA-256, checked by pooch) and ``check_hash`` (torch.hub's convention: the
+    hex digits after the last ``-`` of the file name start its SHA-256)."""
     dl_kwargs = dict(dl_kwargs or {})
-    unknown = set(dl_kwargs) - {"model_dir", "file_name", "progress", "sha256",
-                                "map_location", "check_hash"}
+    unknown = set(dl_kwargs) - {"model_dir", "file_name", "progress", "sha256", "check_hash"}
     if unknown:
         raise TypeError(f"unexpected download arguments {sorted(unknown)}")
     folder = Path(dl_kwargs.get("model_dir") or _cache_dir("checkpoints"))
@@ -47,8 +51,16 @@ def _download_checkpoint(url: str, dl_kwargs: dict | None = None) -> Path:
     path = folder / name
     if path.is_file():
         return path
-    return download_url(url, folder, name, dl_kwargs.get("sha256"),
+    path = download_url(url, folder, name, dl_kwargs.get("sha256"),
                         dl_kwargs.get("progress", True))
+    prefix = re.search(r"-([a-f0-9]+)\.", name) if dl_kwargs.get("check_hash") else None
+    if prefix is not None:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if not digest.startswith(prefix.group(1)):
+            path.unlink()
+            raise RuntimeError(f'invalid hash value of {name} (expected "{prefix.group(1)}", '
+                               f'got "{digest}")')
+    return path
 
 
 def _load_state_dict(path: str | os.PathLike) -> dict:
