@@ -4,6 +4,8 @@ have the same keys and shapes.
 Runs where torchaudio is installed (`nox -s audio_torchaudio`); skipped elsewhere.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,277 @@ def test_wavlm_same_outputs_with_torchaudio_weights(mode, layer_norm_first):
     with ember.no_grad():
         got, _ = ours(ember.from_numpy(x))
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-4, atol=1e-4)
+
+
+# -- Emformer, RNNT, RNNTBeamSearch, Tacotron2 ---------------------------------------------
+
+def _copy_state(ours, theirs):
+    their_state = theirs.state_dict()
+    our_state = ours.state_dict()
+    assert list(our_state) == list(their_state)
+    assert all(tuple(our_state[k].shape) == tuple(v.shape) for k, v in their_state.items())
+    ours.load_state_dict({k: ember.from_numpy(v.numpy().copy()) for k, v in their_state.items()})
+
+
+def _close(got, expected, tol=1e-4):
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=tol,
+                               atol=tol)
+
+
+@pytest.mark.parametrize("mem", [0, 2])
+def test_emformer_same_outputs_as_torchaudio(mem):
+    kwargs = dict(input_dim=8, num_heads=2, ffn_dim=16, num_layers=2, segment_length=4,
+                  left_context_length=3, right_context_length=2, max_memory_size=mem,
+                  tanh_on_mem=bool(mem))
+    torch.manual_seed(0)
+    theirs = torchaudio.models.Emformer(**kwargs).eval()
+    ours = models.Emformer(**kwargs).eval()
+    _copy_state(ours, theirs)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 13, 8)).astype(np.float32)
+    lengths = np.array([11, 9, 6])
+    with torch.no_grad():
+        expected, expected_lengths = theirs(torch.from_numpy(x), torch.from_numpy(lengths))
+    with ember.no_grad():
+        got, got_lengths = ours(ember.from_numpy(x), ember.from_numpy(lengths))
+    _close(got, expected)
+    assert got_lengths.tolist() == expected_lengths.tolist()
+    their_states = our_states = None
+    for step in range(3):
+        seg = rng.standard_normal((2, 6, 8)).astype(np.float32)
+        seg_lengths = np.array([6, 5 if step == 2 else 6])
+        with torch.no_grad():
+            expected, expected_lengths, their_states = theirs.infer(
+                torch.from_numpy(seg), torch.from_numpy(seg_lengths), their_states)
+        with ember.no_grad():
+            got, got_lengths, our_states = ours.infer(
+                ember.from_numpy(seg), ember.from_numpy(seg_lengths), our_states)
+        _close(got, expected)
+        assert got_lengths.tolist() == expected_lengths.tolist()
+        for their_layer, our_layer in zip(their_states, our_states):
+            for t, o in zip(their_layer, our_layer):
+                np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-4, atol=1e-4)
+
+
+_RNNT = dict(input_dim=6, encoding_dim=8, num_symbols=5, segment_length=4,
+             right_context_length=2, time_reduction_input_dim=4, time_reduction_stride=2,
+             transformer_num_heads=2, transformer_ffn_dim=8, transformer_num_layers=2,
+             transformer_dropout=0.0, transformer_activation="gelu",
+             transformer_left_context_length=3, transformer_max_memory_size=0,
+             transformer_weight_init_scale_strategy="depthwise", transformer_tanh_on_mem=True,
+             symbol_embedding_dim=8, num_lstm_layers=2, lstm_layer_norm=True,
+             lstm_layer_norm_epsilon=1e-3, lstm_dropout=0.0)
+
+
+def _rnnt_pair():
+    torch.manual_seed(0)
+    theirs = torchaudio.models.emformer_rnnt_model(**_RNNT).eval()
+    ours = models.emformer_rnnt_model(**_RNNT).eval()
+    _copy_state(ours, theirs)
+    return theirs, ours
+
+
+def test_rnnt_same_outputs_as_torchaudio():
+    theirs, ours = _rnnt_pair()
+    rng = np.random.default_rng(0)
+    sources = rng.standard_normal((2, 14, 6)).astype(np.float32)
+    targets = rng.integers(0, 4, (2, 3))
+    args = (sources, np.array([12, 10]), targets, np.array([3, 2]))
+    with torch.no_grad():
+        expected = theirs(*map(torch.from_numpy, args))
+    with ember.no_grad():
+        got = ours(*map(ember.from_numpy, args))
+    _close(got[0], expected[0])
+    assert got[1].tolist() == expected[1].tolist() and got[2].tolist() == expected[2].tolist()
+    for t, o in zip(expected[3], got[3]):
+        _close(o[0], t[0])
+        _close(o[1], t[1])
+    segment = sources[:, :6]
+    with torch.no_grad():
+        expected = theirs.transcribe_streaming(torch.from_numpy(segment),
+                                               torch.tensor([6, 6]), None)
+    with ember.no_grad():
+        got = ours.transcribe_streaming(ember.from_numpy(segment), ember.tensor([6, 6]), None)
+    _close(got[0], expected[0])
+
+
+def test_rnnt_beam_search_same_hypotheses_as_torchaudio():
+    theirs, ours = _rnnt_pair()
+    their_decoder = torchaudio.models.RNNTBeamSearch(theirs, blank=4)
+    our_decoder = models.RNNTBeamSearch(ours, blank=4)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((14, 6)).astype(np.float32)
+    with torch.no_grad():
+        expected = their_decoder(torch.from_numpy(x), torch.tensor(12), 4)
+    with ember.no_grad():
+        got = our_decoder(ember.from_numpy(x), ember.tensor(12), 4)
+    assert [h[0] for h in got] == [h[0] for h in expected]
+    np.testing.assert_allclose([h[3] for h in got], [h[3] for h in expected], rtol=1e-4)
+    their_state = our_state = their_hypos = our_hypos = None
+    for _ in range(3):
+        seg = rng.standard_normal((6, 6)).astype(np.float32)
+        with torch.no_grad():
+            their_hypos, their_state = their_decoder.infer(
+                torch.from_numpy(seg), torch.tensor(6), 3, state=their_state,
+                hypothesis=their_hypos)
+        with ember.no_grad():
+            our_hypos, our_state = our_decoder.infer(
+                ember.from_numpy(seg), ember.tensor(6), 3, state=our_state,
+                hypothesis=our_hypos)
+        assert [h[0] for h in our_hypos] == [h[0] for h in their_hypos]
+        np.testing.assert_allclose([h[3] for h in our_hypos], [h[3] for h in their_hypos],
+                                   rtol=1e-4)
+
+
+def test_emformer_rnnt_base_keys_and_shapes_match_torchaudio():
+    theirs = torchaudio.models.emformer_rnnt_base(num_symbols=4097).state_dict()
+    ours = models.emformer_rnnt_base(num_symbols=4097).state_dict()
+    assert list(ours) == list(theirs)
+    assert all(tuple(ours[k].shape) == tuple(v.shape) for k, v in theirs.items())
+
+
+_TACO = dict(n_symbol=10, n_mels=8, symbol_embedding_dim=16, encoder_embedding_dim=16,
+             encoder_n_convolution=2, decoder_rnn_dim=16, attention_rnn_dim=12,
+             attention_hidden_dim=8, attention_location_n_filter=4,
+             attention_location_kernel_size=3, prenet_dim=8, postnet_n_convolution=3,
+             postnet_embedding_dim=8, decoder_max_step=6)
+
+
+def _deterministic_prenet(prenet, relu):
+    # The prenet's dropout is always on (it is the decoder's noise); both sides drop it here.
+    def forward(x):
+        for linear in prenet.layers:
+            x = relu(linear(x))
+        return x
+    prenet.forward = forward
+
+
+def test_tacotron2_same_outputs_as_torchaudio():
+    torch.manual_seed(0)
+    theirs = torchaudio.models.Tacotron2(**_TACO).eval()
+    ours = models.Tacotron2(**_TACO).eval()
+    _copy_state(ours, theirs)
+    _deterministic_prenet(theirs.decoder.prenet, torch.relu)
+    _deterministic_prenet(ours.decoder.prenet, ember.relu)
+    rng = np.random.default_rng(0)
+    tokens = np.array([[1, 2, 3, 4, 5, 6, 7], [3, 4, 5, 6, 7, 0, 0]])
+    lengths = np.array([7, 5])
+    mel = rng.standard_normal((2, 8, 9)).astype(np.float32)
+    mel_lengths = np.array([9, 6])
+    args = (tokens, lengths, mel, mel_lengths)
+    with torch.no_grad():
+        expected = theirs(*map(torch.from_numpy, args))
+    with ember.no_grad():
+        got = ours(*map(ember.from_numpy, args))
+    for g, e in zip(got, expected):
+        _close(g, e)
+    with warnings.catch_warnings(record=True) as their_warnings, torch.no_grad():
+        warnings.simplefilter("always")
+        expected = theirs.infer(torch.from_numpy(tokens), torch.from_numpy(lengths))
+    with warnings.catch_warnings(record=True) as our_warnings, ember.no_grad():
+        warnings.simplefilter("always")
+        got = ours.infer(ember.from_numpy(tokens), ember.from_numpy(lengths))
+    assert len(our_warnings) == len(their_warnings)   # "Reached max decoder steps" or not
+    _close(got[0], expected[0])
+    assert got[1].tolist() == expected[1].tolist()
+    _close(got[2], expected[2])
+
+
+def test_tacotron2_default_keys_and_shapes_match_torchaudio():
+    theirs = torchaudio.models.Tacotron2(n_symbol=96).state_dict()
+    ours = models.Tacotron2(n_symbol=96).state_dict()
+    assert list(ours) == list(theirs)
+    assert all(tuple(ours[k].shape) == tuple(v.shape) for k, v in theirs.items())
+
+
+def test_hubert_pretrain_same_outputs_as_torchaudio():
+    kwargs = dict(extractor_mode="group_norm", extractor_conv_layer_config=[(8, 10, 5),
+                                                                            (8, 3, 2)],
+                  extractor_conv_bias=False, encoder_embed_dim=8,
+                  encoder_projection_dropout=0.0, encoder_pos_conv_kernel=4,
+                  encoder_pos_conv_groups=2, encoder_num_layers=2, encoder_num_heads=2,
+                  encoder_attention_dropout=0.0, encoder_ff_interm_features=12,
+                  encoder_ff_interm_dropout=0.0, encoder_dropout=0.0,
+                  encoder_layer_norm_first=False, encoder_layer_drop=0.0, mask_prob=0.0,
+                  mask_selection="static", mask_other=0.0, mask_length=3,
+                  no_mask_overlap=False, mask_min_space=1, mask_channel_prob=0.0,
+                  mask_channel_selection="static", mask_channel_other=0.0,
+                  mask_channel_length=2, no_mask_channel_overlap=False,
+                  mask_channel_min_space=1, skip_masked=False, skip_nomask=False,
+                  num_classes=6, final_dim=4, feature_grad_mult=None)
+    kwargs["mask_prob"] = 0.5
+    torch.manual_seed(0)
+    theirs = torchaudio.models.hubert_pretrain_model(**kwargs).eval()
+    ours = models.hubert_pretrain_model(**kwargs).eval()
+    _copy_state(ours, theirs)
+    rng = np.random.default_rng(0)
+    # The span masks are random (different generators): both sides get the same fixed mask.
+    fixed = np.zeros((2, 79), dtype=bool)
+    fixed[0, 5:20] = fixed[0, 40:50] = fixed[1, 10:25] = True
+
+    def their_mask(x, padding_mask):
+        m = torch.from_numpy(fixed)
+        x = x.clone()
+        x[m] = theirs.mask_generator.mask_embedding.to(x.dtype)
+        return x, m
+
+    def our_mask(x, padding_mask):
+        m = ember.from_numpy(fixed)
+        return ember.where(m[:, :, None], ours.mask_generator.mask_embedding, x), m
+
+    theirs.mask_generator.forward = their_mask
+    ours.mask_generator.forward = our_mask
+    waveforms = rng.standard_normal((2, 800)).astype(np.float32)
+    labels = rng.integers(0, 6, (2, 79))
+    lengths = np.array([800, 600])
+    with torch.no_grad():
+        expected = theirs(*map(torch.from_numpy, (waveforms, labels, lengths)))
+    with ember.no_grad():
+        got = ours(*map(ember.from_numpy, (waveforms, labels, lengths)))
+    for g, e in zip(got, expected):
+        _close(g, e)
+
+
+def test_hubert_pretrain_base_keys_and_shapes_match_torchaudio():
+    theirs = torchaudio.models.hubert_pretrain_base().state_dict()
+    ours = models.hubert_pretrain_base().state_dict()
+    assert list(ours) == list(theirs)
+    assert all(tuple(ours[k].shape) == tuple(v.shape) for k, v in theirs.items())
+
+
+def test_squim_objective_same_outputs_as_torchaudio():
+    kwargs = dict(feat_dim=8, win_len=16, d_model=8, nhead=2, hidden_dim=6, num_blocks=2,
+                  rnn_type="LSTM", chunk_size=7)
+    torch.manual_seed(0)
+    theirs = torchaudio.models.squim_objective_model(**kwargs).eval()
+    ours = models.squim_objective_model(**kwargs).eval()
+    _copy_state(ours, theirs)
+    x = np.random.default_rng(0).standard_normal((2, 500)).astype(np.float32)
+    with torch.no_grad():
+        expected = theirs(torch.from_numpy(x))
+    with ember.no_grad():
+        got = ours(ember.from_numpy(x))
+    for g, e in zip(got, expected):
+        _close(g, e)
+
+
+def test_squim_objective_base_keys_and_shapes_match_torchaudio():
+    theirs = torchaudio.models.squim_objective_base().state_dict()
+    ours = models.squim_objective_base().state_dict()
+    assert list(ours) == list(theirs)
+    assert all(tuple(ours[k].shape) == tuple(v.shape) for k, v in theirs.items())
+
+
+# -- names: what of torchaudio.models we have --------------------------------------------------
+
+# torchaudio 2.9 names emberaudio.models does not have (yet); the test fails when one appears
+# on either side, so this list stays true.
+MODELS_NOT_BUILT = {"HDemucs", "SquimSubjective", "hdemucs_high", "hdemucs_low",
+                    "hdemucs_medium", "squim_subjective_base", "squim_subjective_model"}
+
+
+def test_models_names_against_torchaudio():
+    theirs = set(torchaudio.models.__all__)
+    ours = set(models.__all__)
+    assert ours - theirs == set()
+    assert theirs - ours == MODELS_NOT_BUILT

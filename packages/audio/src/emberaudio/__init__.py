@@ -18,8 +18,8 @@ if _ember.__version__.split(".")[:2] != __version__.split(".")[:2]:
         f"but ember {_ember.__version__} is installed"
     )
 
-from emberaudio import datasets, functional, io, models, transforms  # noqa: E402
+from emberaudio import datasets, functional, io, models, pipelines, transforms  # noqa: E402
 from emberaudio._io import AudioMetaData, info, load, save  # noqa: E402
 
-__all__ = ["AudioMetaData", "datasets", "functional", "info", "io", "load", "models", "save",
-           "transforms"]
+__all__ = ["AudioMetaData", "datasets", "functional", "info", "io", "load", "models", "pipelines",
+           "save", "transforms"]

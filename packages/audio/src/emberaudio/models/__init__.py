@@ -3,11 +3,21 @@
 from emberaudio.models.conformer import Conformer
 from emberaudio.models.conv_tasnet import ConvTasNet, conv_tasnet_base
 from emberaudio.models.deepspeech import DeepSpeech
+from emberaudio.models.emformer import Emformer
+from emberaudio.models.rnnt import RNNT, emformer_rnnt_base, emformer_rnnt_model
+from emberaudio.models.rnnt_decoder import Hypothesis, RNNTBeamSearch
+from emberaudio.models.squim import SquimObjective, squim_objective_base, squim_objective_model
+from emberaudio.models.tacotron2 import Tacotron2
 from emberaudio.models.wav2letter import Wav2Letter
 from emberaudio.models.wav2vec2 import (
+    HuBERTPretrainModel,
     Wav2Vec2Model,
     hubert_base,
     hubert_large,
+    hubert_pretrain_base,
+    hubert_pretrain_large,
+    hubert_pretrain_model,
+    hubert_pretrain_xlarge,
     hubert_xlarge,
     wav2vec2_base,
     wav2vec2_large,
@@ -22,7 +32,11 @@ from emberaudio.models.wav2vec2 import (
 )
 from emberaudio.models.wavernn import WaveRNN
 
-__all__ = ["Conformer", "ConvTasNet", "DeepSpeech", "Wav2Letter", "Wav2Vec2Model", "WaveRNN",
-           "conv_tasnet_base", "hubert_base", "hubert_large", "hubert_xlarge", "wav2vec2_base",
+__all__ = ["Conformer", "ConvTasNet", "DeepSpeech", "Emformer", "HuBERTPretrainModel",
+           "Hypothesis", "RNNT", "RNNTBeamSearch", "SquimObjective", "Tacotron2", "Wav2Letter",
+           "Wav2Vec2Model", "WaveRNN", "conv_tasnet_base", "emformer_rnnt_base",
+           "emformer_rnnt_model", "hubert_base", "hubert_large", "hubert_pretrain_base",
+           "hubert_pretrain_large", "hubert_pretrain_model", "hubert_pretrain_xlarge",
+           "hubert_xlarge", "squim_objective_base", "squim_objective_model", "wav2vec2_base",
            "wav2vec2_large", "wav2vec2_large_lv60k", "wav2vec2_model", "wav2vec2_xlsr_1b",
            "wav2vec2_xlsr_2b", "wav2vec2_xlsr_300m", "wavlm_base", "wavlm_large", "wavlm_model"]

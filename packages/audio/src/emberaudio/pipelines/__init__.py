@@ -1,0 +1,70 @@
+"""emberaudio.pipelines: pretrained models bundled with what they need (sample rate, labels,
+feature extraction, text processing, decoders), with torchaudio's bundle names. Weights are
+downloaded once (through pooch, with a progress bar) into ember's hub cache and loaded with
+ember's safe loader."""
+
+from emberaudio.pipelines._rnnt import EMFORMER_RNNT_BASE_LIBRISPEECH, RNNTBundle
+from emberaudio.pipelines._source_separation import (
+    CONVTASNET_BASE_LIBRI2MIX,
+    SourceSeparationBundle,
+)
+from emberaudio.pipelines._squim import SQUIM_OBJECTIVE, SquimObjectiveBundle
+from emberaudio.pipelines._tts import (
+    TACOTRON2_GRIFFINLIM_CHAR_LJSPEECH,
+    TACOTRON2_GRIFFINLIM_PHONE_LJSPEECH,
+    TACOTRON2_WAVERNN_CHAR_LJSPEECH,
+    TACOTRON2_WAVERNN_PHONE_LJSPEECH,
+    Tacotron2TTSBundle,
+)
+from emberaudio.pipelines._wav2vec2 import (
+    HUBERT_ASR_LARGE,
+    HUBERT_ASR_XLARGE,
+    HUBERT_BASE,
+    HUBERT_LARGE,
+    HUBERT_XLARGE,
+    MMS_FA,
+    VOXPOPULI_ASR_BASE_10K_DE,
+    VOXPOPULI_ASR_BASE_10K_EN,
+    VOXPOPULI_ASR_BASE_10K_ES,
+    VOXPOPULI_ASR_BASE_10K_FR,
+    VOXPOPULI_ASR_BASE_10K_IT,
+    WAV2VEC2_ASR_BASE_10M,
+    WAV2VEC2_ASR_BASE_100H,
+    WAV2VEC2_ASR_BASE_960H,
+    WAV2VEC2_ASR_LARGE_10M,
+    WAV2VEC2_ASR_LARGE_100H,
+    WAV2VEC2_ASR_LARGE_960H,
+    WAV2VEC2_ASR_LARGE_LV60K_10M,
+    WAV2VEC2_ASR_LARGE_LV60K_100H,
+    WAV2VEC2_ASR_LARGE_LV60K_960H,
+    WAV2VEC2_BASE,
+    WAV2VEC2_LARGE,
+    WAV2VEC2_LARGE_LV60K,
+    WAV2VEC2_XLSR53,
+    WAV2VEC2_XLSR_1B,
+    WAV2VEC2_XLSR_2B,
+    WAV2VEC2_XLSR_300M,
+    WAVLM_BASE,
+    WAVLM_BASE_PLUS,
+    WAVLM_LARGE,
+    Wav2Vec2ASRBundle,
+    Wav2Vec2Bundle,
+    Wav2Vec2FABundle,
+)
+
+__all__ = [
+    "CONVTASNET_BASE_LIBRI2MIX", "EMFORMER_RNNT_BASE_LIBRISPEECH", "HUBERT_ASR_LARGE",
+    "HUBERT_ASR_XLARGE", "HUBERT_BASE", "HUBERT_LARGE", "HUBERT_XLARGE", "MMS_FA",
+    "RNNTBundle", "SQUIM_OBJECTIVE", "SourceSeparationBundle", "SquimObjectiveBundle",
+    "TACOTRON2_GRIFFINLIM_CHAR_LJSPEECH",
+    "TACOTRON2_GRIFFINLIM_PHONE_LJSPEECH", "TACOTRON2_WAVERNN_CHAR_LJSPEECH",
+    "TACOTRON2_WAVERNN_PHONE_LJSPEECH", "Tacotron2TTSBundle", "VOXPOPULI_ASR_BASE_10K_DE",
+    "VOXPOPULI_ASR_BASE_10K_EN", "VOXPOPULI_ASR_BASE_10K_ES", "VOXPOPULI_ASR_BASE_10K_FR",
+    "VOXPOPULI_ASR_BASE_10K_IT", "WAV2VEC2_ASR_BASE_100H", "WAV2VEC2_ASR_BASE_10M",
+    "WAV2VEC2_ASR_BASE_960H", "WAV2VEC2_ASR_LARGE_100H", "WAV2VEC2_ASR_LARGE_10M",
+    "WAV2VEC2_ASR_LARGE_960H", "WAV2VEC2_ASR_LARGE_LV60K_100H", "WAV2VEC2_ASR_LARGE_LV60K_10M",
+    "WAV2VEC2_ASR_LARGE_LV60K_960H", "WAV2VEC2_BASE", "WAV2VEC2_LARGE", "WAV2VEC2_LARGE_LV60K",
+    "WAV2VEC2_XLSR53", "WAV2VEC2_XLSR_1B", "WAV2VEC2_XLSR_2B", "WAV2VEC2_XLSR_300M",
+    "WAVLM_BASE", "WAVLM_BASE_PLUS", "WAVLM_LARGE", "Wav2Vec2ASRBundle", "Wav2Vec2Bundle",
+    "Wav2Vec2FABundle",
+]
