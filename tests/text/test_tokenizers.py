@@ -116,7 +116,7 @@ def test_bpe_merges_by_rank_and_unknowns():
     with pytest.raises(ValueError, match="not in the vocab"):
         models.BPE({"a": 0}, [("a", "a")])
     with pytest.raises(ValueError, match="dropout"):
-        models.BPE(vocab, [], dropout=0.1)
+        models.BPE(vocab, [], dropout=1.5)
 
 
 def test_byte_level_bpe_offsets_and_decode():
@@ -176,7 +176,7 @@ def test_tokenizer_json_round_trip(tmp_path):
     text = "Unaffable, HELLO wörld! [MASK] cafes"
     assert loaded.encode(text).ids == tokenizer.encode(text).ids
     with pytest.raises(ValueError, match="unsupported model type"):
-        Tokenizer.from_str(json.dumps({"model": {"type": "WordLevel"}}))
+        Tokenizer.from_str(json.dumps({"model": {"type": "Mystery"}}))
 
 
 def test_bpe_training_is_deterministic_and_respects_vocab_size():
