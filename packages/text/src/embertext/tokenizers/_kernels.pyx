@@ -11,7 +11,6 @@ character by character); a batch is learnt before its worker threads start, and 
 only read the tables.
 """
 
-from cpython.ref cimport PyObject
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
@@ -295,8 +294,23 @@ cdef class BPEKernel:
 cdef struct TextIn:
     vector[uint32_t] codes
     vector[int32_t] segments  # (start, end, added id or -1) triples
-    vector[int32_t] ids       # out: (id, start, end, word) quadruples
+    vector[int32_t] ids       # out: (id, start, end, word, added segment or -1) 5-tuples
     int32_t words
+    int trim                  # byte-level offset trimming: -1 none, else add_prefix_space
+    string raw                # scratch: a word's bytes
+    vector[int32_t] spans     # scratch: the character of each byte
+
+
+cdef inline void _trim(TextIn *out, int32_t lead, int32_t trail, int32_t *start,
+                       int32_t *end) noexcept nogil:
+    """processors.trim_byte_level_offsets for the token about to be added to ``out``."""
+    cdef Py_ssize_t i = out.ids.size() // 5
+    if lead:
+        if (i == 0 or start[0] == 0) and out.trim == 1 and lead == 1:
+            lead = 0
+        start[0] = min(start[0] + lead, end[0])
+    if trail and end[0] >= trail:
+        end[0] = max(end[0] - trail, start[0])
 
 
 cdef class _Pipeline:
@@ -327,43 +341,47 @@ cdef class _Pipeline:
                     batch[i].segments.push_back(-1 if added is None else added)
         return 0
 
-    def run(self, list texts, list segments, int slot=0):
+    def run(self, list texts, list segments, int slot=0, int trim=-1):
         """Encode ``texts`` (each split at its added tokens by ``segments``: ``None`` or
         ``(start, end, added id or None)`` triples); ``[(ids, tokens, offsets, word_ids)]``
-        for each."""
+        for each. ``trim`` (byte-level BPE): -1, or trim the offsets as the post-processors
+        do, with (1) or without (0) ``add_prefix_space``."""
         cdef vector[TextIn] batch
         cdef Py_ssize_t i, n = len(texts)
         self._prepare(texts, segments, batch)
+        for i in range(n):
+            batch[i].trim = trim
         with nogil:
             for i in range(n):
                 self.run_text(&batch[i], slot)
         return [self._result(texts[i], &batch[i]) for i in range(n)]
 
     cdef object _result(self, object text, TextIn *item):
-        cdef Py_ssize_t k, count = item.ids.size() // 4
+        cdef Py_ssize_t k, count = item.ids.size() // 5
         cdef list ids = PyList_New(count)
         cdef list tokens = PyList_New(count)
         cdef list offsets = PyList_New(count)
         cdef list words = PyList_New(count)
-        cdef int32_t index
+        cdef int32_t index, segment
         cdef const int32_t *q = item.ids.data()
         cdef object value, token, span, word
         cdef list vocab = self.tokens
         for k in range(count):
-            index = q[4 * k]
+            index = q[5 * k]
             value = index
             Py_INCREF(value)
             PyList_SET_ITEM(ids, k, value)
-            if q[4 * k + 3] < 0:  # an added token: the text it matched
-                token = text[q[4 * k + 1]:q[4 * k + 2]]
+            segment = q[5 * k + 4]
+            if segment >= 0:  # an added token: the text it matched
+                token = text[item.segments[3 * segment]:item.segments[3 * segment + 1]]
             else:
                 token = vocab[index]
             Py_INCREF(token)
             PyList_SET_ITEM(tokens, k, token)
-            span = (q[4 * k + 1], q[4 * k + 2])
+            span = (q[5 * k + 1], q[5 * k + 2])
             Py_INCREF(span)
             PyList_SET_ITEM(offsets, k, span)
-            word = q[4 * k + 3] if q[4 * k + 3] >= 0 else -q[4 * k + 3] - 1
+            word = q[5 * k + 3]
             Py_INCREF(word)
             PyList_SET_ITEM(words, k, word)
         return ids, tokens, offsets, words
@@ -398,52 +416,74 @@ cdef class ByteLevelBPEPlan(_Pipeline):
 
     cdef void _word(self, const uint32_t *s, Py_ssize_t a, Py_ssize_t b, bint prefix,
                     int32_t word, TextIn *out, int slot) noexcept nogil:
-        cdef string raw
-        cdef vector[int32_t] spans  # the character of each byte
-        cdef Py_ssize_t i, j, length
+        cdef string *raw = &out.raw
+        cdef vector[int32_t] *spans = &out.spans  # the character of each byte
+        cdef Py_ssize_t i, _, length
         cdef vector[Symbol] symbols
         cdef Symbol sym
         cdef uint64_t state = 1
         cdef unordered_map[string, vector[int32_t]] *cache = &self.caches[slot]
         cdef unordered_map[string, vector[int32_t]].iterator hit
         cdef unordered_map[string, int32_t].iterator whole
-        cdef vector[int32_t] found
+        cdef vector[int32_t] computed
+        cdef const vector[int32_t] *found
+        raw.clear()
+        spans.clear()
         if prefix:
             raw.push_back(32)
             spans.push_back(a)
         for i in range(a, b):
             length = _utf8_length(s[i])
-            _utf8(s[i], raw)
-            for j in range(length):
+            _utf8(s[i], raw[0])
+            for _ in range(length):
                 spans.push_back(i)
-        hit = cache.find(raw)
+        hit = cache.find(raw[0])
         if hit != cache.end():
-            found = deref(hit).second
+            found = &deref(hit).second
         else:
-            whole = self.raw_vocab.find(raw) if self.ignore_merges else self.raw_vocab.end()
+            whole = (self.raw_vocab.find(raw[0]) if self.ignore_merges
+                     else self.raw_vocab.end())
             if whole != self.raw_vocab.end():
-                found.push_back(deref(whole).second)
-                found.push_back(0)
-                found.push_back(raw.size())
+                computed.push_back(deref(whole).second)
+                computed.push_back(0)
+                computed.push_back(raw.size())
             else:
                 for i in range(<Py_ssize_t> raw.size()):
-                    sym.id = self.byte_ids[<uint8_t> raw[i]]
+                    sym.id = self.byte_ids[<uint8_t> raw[0][i]]
                     sym.start = i
                     sym.end = i + 1
                     symbols.push_back(sym)
                 self.kernel.merge(symbols, 0.0, &state)
                 for i in range(<Py_ssize_t> symbols.size()):
-                    found.push_back(symbols[i].id)
-                    found.push_back(symbols[i].start)
-                    found.push_back(symbols[i].end)
+                    computed.push_back(symbols[i].id)
+                    computed.push_back(symbols[i].start)
+                    computed.push_back(symbols[i].end)
             if cache.size() >= CACHE_LIMIT:
                 cache.clear()
-            cache[0][raw] = found
+            cache[0][raw[0]] = computed
+            found = &computed
+        cdef int32_t first, last, lead, trail, start, end, begin
+        cdef const int32_t *f = found.data()
+        cdef const char *r = raw.data()
         for i in range(<Py_ssize_t> found.size() // 3):
-            out.ids.push_back(found[3 * i])
-            out.ids.push_back(spans[found[3 * i + 1]])
-            out.ids.push_back(spans[found[3 * i + 2] - 1] + 1)
+            first = f[3 * i]
+            begin = f[3 * i + 1]
+            last = f[3 * i + 2]
+            start = spans[0][begin]
+            end = spans[0][last - 1] + 1
+            if out.trim >= 0:
+                lead = 0
+                while begin + lead < last and r[begin + lead] == 32:
+                    lead += 1
+                trail = 0
+                while last - 1 - trail >= begin and r[last - 1 - trail] == 32:
+                    trail += 1
+                _trim(out, lead, trail, &start, &end)
+            out.ids.push_back(first)
+            out.ids.push_back(start)
+            out.ids.push_back(end)
             out.ids.push_back(word)
+            out.ids.push_back(-1)
 
     cdef void run_text(self, TextIn *text, int slot) noexcept nogil:
         cdef const uint32_t *s = text.codes.data()
@@ -454,15 +494,29 @@ cdef class ByteLevelBPEPlan(_Pipeline):
         cdef vector[Py_ssize_t] bounds
         cdef vector[uint32_t] spaced
         cdef Py_ssize_t m, i
+        cdef int32_t lead, trail, first, last
         for k in range(<Py_ssize_t> text.segments.size() // 3):
             a = text.segments[3 * k]
             b = text.segments[3 * k + 1]
             added = text.segments[3 * k + 2]
             if added >= 0:
+                first = a
+                last = b
+                if text.trim >= 0:
+                    # An added token's text may hold the whitespace lstrip/rstrip took.
+                    lead = 0
+                    while a + lead < b and (s[a + lead] == 0x120 or _flags[s[a + lead]] & SPACE):
+                        lead += 1
+                    trail = 0
+                    while b - 1 - trail >= a and (s[b - 1 - trail] == 0x120
+                                                  or _flags[s[b - 1 - trail]] & SPACE):
+                        trail += 1
+                    _trim(text, lead, trail, &first, &last)
                 text.ids.push_back(added)
-                text.ids.push_back(a)
-                text.ids.push_back(b)
-                text.ids.push_back(-word - 1)
+                text.ids.push_back(first)
+                text.ids.push_back(last)
+                text.ids.push_back(word)
+                text.ids.push_back(k)
                 word += 1
                 continue
             if b <= a:
@@ -628,7 +682,8 @@ cdef class BertPlan(_Pipeline):
                     TextIn *out, int slot) noexcept nogil:
         cdef string key
         cdef Py_ssize_t i, n = chars.size()
-        cdef vector[int32_t] found
+        cdef vector[int32_t] computed
+        cdef const vector[int32_t] *found
         cdef unordered_map[string, vector[int32_t]] *cache = &self.caches[slot]
         cdef unordered_map[string, vector[int32_t]].iterator hit
         if n == 0:
@@ -637,21 +692,24 @@ cdef class BertPlan(_Pipeline):
             _utf8(chars[i], key)
         hit = cache.find(key)
         if hit != cache.end():
-            found = deref(hit).second
+            found = &deref(hit).second
         else:
-            if self.kernel.word(chars.data(), n, found) < 0:
-                found.clear()
-                found.push_back(self.kernel.unk)
-                found.push_back(0)
-                found.push_back(n)
+            if self.kernel.word(chars.data(), n, computed) < 0:
+                computed.clear()
+                computed.push_back(self.kernel.unk)
+                computed.push_back(0)
+                computed.push_back(n)
             if cache.size() >= CACHE_LIMIT:
                 cache.clear()
-            cache[0][key] = found
+            cache[0][key] = computed
+            found = &computed
+        cdef const int32_t *f = found.data()
         for i in range(<Py_ssize_t> found.size() // 3):
-            out.ids.push_back(found[3 * i])
-            out.ids.push_back(origin[found[3 * i + 1]])
-            out.ids.push_back(origin[found[3 * i + 2] - 1] + 1)
+            out.ids.push_back(f[3 * i])
+            out.ids.push_back(origin[f[3 * i + 1]])
+            out.ids.push_back(origin[f[3 * i + 2] - 1] + 1)
             out.ids.push_back(word)
+            out.ids.push_back(-1)
 
     cdef void run_text(self, TextIn *text, int slot) noexcept nogil:
         cdef const uint32_t *s = text.codes.data()
@@ -670,7 +728,8 @@ cdef class BertPlan(_Pipeline):
                 text.ids.push_back(added)
                 text.ids.push_back(a)
                 text.ids.push_back(b)
-                text.ids.push_back(-word - 1)
+                text.ids.push_back(word)
+                text.ids.push_back(k)
                 word += 1
                 continue
             chars.clear()

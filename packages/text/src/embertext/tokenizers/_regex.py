@@ -14,20 +14,31 @@ _CATEGORY_NAMES = {"Letter": "L", "Mark": "M", "Number": "N", "Punctuation": "P"
 
 
 @functools.cache
-def _ranges(category):
+def _runs():
+    """(category, first, last) runs of code points of one general category."""
+    runs = []
+    category = unicodedata.category
+    current, start = category("\0"), 0
+    for code in range(1, 0x110000):
+        found = category(chr(code))
+        if found != current:
+            runs.append((current, start, code - 1))
+            current, start = found, code
+    runs.append((current, start, 0x10FFFF))
+    return runs
+
+
+@functools.cache
+def ranges(category):
     """The code points whose general category starts with ``category``, as a character-class
     body of ranges."""
     parts = []
-    start = None
-    for code in range(0x110000):
-        inside = unicodedata.category(chr(code)).startswith(category)
-        if inside and start is None:
-            start = code
-        elif not inside and start is not None:
-            parts.append((start, code - 1))
-            start = None
-    if start is not None:
-        parts.append((start, 0x10FFFF))
+    for found, a, b in _runs():
+        if found.startswith(category):
+            if parts and parts[-1][1] == a - 1:
+                parts[-1] = (parts[-1][0], b)
+            else:
+                parts.append((a, b))
     return "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in parts)
 
 
@@ -57,7 +68,7 @@ def translate(pattern):
             kind = match.group(1) or match.group(3)
             name = _category(match.group(2) or match.group(4))
             negated = (kind == "P") != ("{^" in match.group(0))
-            body = _ranges(name)
+            body = ranges(name)
             if in_class:
                 if negated:
                     raise ValueError(f"Regex: {match.group(0)} inside a character class is "

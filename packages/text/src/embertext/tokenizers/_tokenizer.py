@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from embertext.tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 from embertext.tokenizers._encoding import Encoding
+from embertext.tokenizers._kernels import ByteLevelBPEPlan
 from embertext.tokenizers._piece import CharMap, Piece
 
 __all__ = ["Tokenizer", "AddedToken", "set_num_threads", "get_num_threads"]
@@ -241,15 +242,33 @@ class Tokenizer:
             return None
         return segments
 
+    def _byte_level_trim(self):
+        """-1, or whether the post-processor trims byte-level offsets with a prefix space
+        (0 or 1): the compiled byte-level pipeline then trims them itself."""
+        post = self.post_processor
+        if isinstance(post, processors.Sequence) and post.processors:
+            post = post.processors[0]
+        if (self.truncation is None and isinstance(post, (processors.ByteLevel,
+                                                          processors.RobertaProcessing))
+                and post.trim_offsets):
+            return int(bool(post.add_prefix_space))
+        return -1
+
     def _encode_compiled(self, plan, texts, sequence_id, slot):
         """Encodings of plain texts through a compiled plan."""
         segments = ([self._segments(text) for text in texts] if self._added_ids
                     else [None] * len(texts))
+        trim = self._byte_level_trim() if isinstance(plan, ByteLevelBPEPlan) else -1
         with _slot_locks[slot]:
-            found = plan.run(texts, segments, slot)
-        return [Encoding(ids, tokens, offsets, word_ids=words,
-                         sequence_ids=[sequence_id] * len(ids))
-                for ids, tokens, offsets, words in found]
+            found = plan.run(texts, segments, slot, trim)
+        encodings = []
+        for ids, tokens, offsets, words in found:
+            n = len(ids)
+            encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [0] * n, words,
+                                [sequence_id] * n)
+            encoding._trimmed = trim >= 0
+            encodings.append(encoding)
+        return encodings
 
     def _encode_one(self, sequence, sequence_id, is_pretokenized, plan=None, slot=0):
         if plan is not None and isinstance(sequence, str) and not is_pretokenized:
@@ -314,6 +333,9 @@ class Tokenizer:
             self._truncate(encoding, pair, add_special_tokens)
         overflow_a = encoding.overflowing
         overflow_b = pair.overflowing if pair is not None else []
+        if not overflow_a and not overflow_b:
+            # Nothing else uses the parts: no copies.
+            return self._process(encoding, pair, add_special_tokens)
         encoding.overflowing = []
         if pair is not None:
             pair.overflowing = []

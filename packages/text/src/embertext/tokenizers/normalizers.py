@@ -5,8 +5,8 @@ import re
 import unicodedata
 
 from embertext.tokenizers import _unicode
-from embertext.tokenizers._regex import Regex
 from embertext.tokenizers._piece import CharMap, Piece
+from embertext.tokenizers._regex import Regex
 
 __all__ = [
     "Normalizer",
@@ -182,8 +182,8 @@ class Strip(Normalizer):
 
 class Replace(Normalizer):
     """Replace every match of ``pattern`` (a string, or a
-    :class:`~embertext.tokenizers.Regex`) by ``content``; the replacement takes the span of
-    what it replaces."""
+    :class:`~embertext.tokenizers.Regex`) by ``content``; each character of the replacement
+    takes the span of the last character it replaces (as in Hugging Face `tokenizers`)."""
 
     def __init__(self, pattern, content):
         if isinstance(pattern, Regex):
@@ -206,7 +206,7 @@ class Replace(Normalizer):
             for i in range(position, start):
                 text.append(source[i])
                 align.append(piece.span(i, i + 1))
-            span = piece.span(start, end)
+            span = piece.span(end - 1, end)
             text.append(self.content)
             align.extend([span] * len(self.content))
             position = end

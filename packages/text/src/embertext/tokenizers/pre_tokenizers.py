@@ -188,11 +188,19 @@ class BertPreTokenizer(PreTokenizer):
 
 class Whitespace(PreTokenizer):
     r"""Split into runs of word characters and runs of other non-space characters
-    (``\w+|[^\w\s]+``)."""
+    (``\w+|[^\w\s]+``, with the ``\w`` of Hugging Face's Rust regex: letters, marks, decimal
+    digits, connectors; not the other numbers such as "²" that :mod:`re` counts)."""
 
-    _pattern = re.compile(r"\w+|[^\w\s]+")
+    _pattern = None
 
     def pre_tokenize(self, piece):
+        if Whitespace._pattern is None:
+            from embertext.tokenizers._regex import ranges
+
+            other, marks = ranges("No"), ranges("M") + "\u200c\u200d"
+            space = _unicode._WHITESPACE_CLASS
+            Whitespace._pattern = re.compile(
+                rf"(?:[^\W{other}]|[{marks}])+|(?:[^\w{space}{marks}]|[{other}])+")
         return [piece.slice(*m.span()) for m in self._pattern.finditer(piece.text)]
 
 
