@@ -341,11 +341,13 @@ cdef class _Pipeline:
                     batch[i].segments.push_back(-1 if added is None else added)
         return 0
 
-    def run(self, list texts, list segments, int slot=0, int trim=-1):
+    def run(self, list texts, list segments, int slot=0, int trim=-1, wrap=None):
         """Encode ``texts`` (each split at its added tokens by ``segments``: ``None`` or
         ``(start, end, added id or None)`` triples); ``[(ids, tokens, offsets, word_ids)]``
         for each. ``trim`` (byte-level BPE): -1, or trim the offsets as the post-processors
-        do, with (1) or without (0) ``add_prefix_space``."""
+        do, with (1) or without (0) ``add_prefix_space``. ``wrap``: ``None``, or the
+        ``((token, id), (token, id))`` special tokens put around each text (the lists then
+        hold them, word id ``None``)."""
         cdef vector[TextIn] batch
         cdef Py_ssize_t i, n = len(texts)
         self._prepare(texts, segments, batch)
@@ -354,14 +356,16 @@ cdef class _Pipeline:
         with nogil:
             for i in range(n):
                 self.run_text(&batch[i], slot)
-        return [self._result(texts[i], &batch[i]) for i in range(n)]
+        return [self._result(texts[i], &batch[i], wrap) for i in range(n)]
 
-    cdef object _result(self, object text, TextIn *item):
+    cdef object _result(self, object text, TextIn *item, object wrap):
         cdef Py_ssize_t k, count = item.ids.size() // 5
-        cdef list ids = PyList_New(count)
-        cdef list tokens = PyList_New(count)
-        cdef list offsets = PyList_New(count)
-        cdef list words = PyList_New(count)
+        cdef Py_ssize_t extra = 0 if wrap is None else 1
+        cdef Py_ssize_t total = count + 2 * extra
+        cdef list ids = PyList_New(total)
+        cdef list tokens = PyList_New(total)
+        cdef list offsets = PyList_New(total)
+        cdef list words = PyList_New(total)
         cdef int32_t index, segment
         cdef const int32_t *q = item.ids.data()
         cdef object value, token, span, word
@@ -370,20 +374,31 @@ cdef class _Pipeline:
             index = q[5 * k]
             value = index
             Py_INCREF(value)
-            PyList_SET_ITEM(ids, k, value)
+            PyList_SET_ITEM(ids, k + extra, value)
             segment = q[5 * k + 4]
             if segment >= 0:  # an added token: the text it matched
                 token = text[item.segments[3 * segment]:item.segments[3 * segment + 1]]
             else:
                 token = vocab[index]
             Py_INCREF(token)
-            PyList_SET_ITEM(tokens, k, token)
+            PyList_SET_ITEM(tokens, k + extra, token)
             span = (q[5 * k + 1], q[5 * k + 2])
             Py_INCREF(span)
-            PyList_SET_ITEM(offsets, k, span)
+            PyList_SET_ITEM(offsets, k + extra, span)
             word = q[5 * k + 3]
             Py_INCREF(word)
-            PyList_SET_ITEM(words, k, word)
+            PyList_SET_ITEM(words, k + extra, word)
+        if extra:
+            for k, (token, value) in ((0, wrap[0]), (total - 1, wrap[1])):
+                Py_INCREF(value)
+                PyList_SET_ITEM(ids, k, value)
+                Py_INCREF(token)
+                PyList_SET_ITEM(tokens, k, token)
+                span = (0, 0)
+                Py_INCREF(span)
+                PyList_SET_ITEM(offsets, k, span)
+                Py_INCREF(None)
+                PyList_SET_ITEM(words, k, None)
         return ids, tokens, offsets, words
 
 

@@ -270,6 +270,41 @@ class Tokenizer:
             encodings.append(encoding)
         return encodings
 
+    def _encode_final(self, plan, texts, add_special_tokens, slot):
+        """The final encodings of single texts, straight from a compiled plan, where the
+        post-processing is adding ``[CLS] ... [SEP]``-style tokens (BertProcessing,
+        RobertaProcessing) or nothing (ByteLevel, none), without truncation; else ``None``."""
+        if self.truncation is not None:
+            return None
+        post = self.post_processor
+        trim = self._byte_level_trim() if isinstance(plan, ByteLevelBPEPlan) else -1
+        wrap = None
+        if type(post) in (processors.BertProcessing, processors.RobertaProcessing):
+            if type(post) is processors.RobertaProcessing and post.trim_offsets and trim < 0:
+                return None
+            if add_special_tokens:
+                wrap = (post.cls, post.sep)
+        elif post is not None and not (type(post) is processors.ByteLevel
+                                       and (not post.trim_offsets or trim >= 0)):
+            return None
+        segments = ([self._segments(text) for text in texts] if self._added_ids
+                    else [None] * len(texts))
+        with _slot_locks[slot]:
+            found = plan.run(texts, segments, slot, trim, wrap)
+        encodings = []
+        for ids, tokens, offsets, words in found:
+            n = len(ids)
+            if wrap is None:
+                encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [0] * n, words,
+                                    [0] * n)
+            else:
+                inner = [0] * (n - 2)
+                encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [1, *inner, 1],
+                                    words, [None, *inner, None])
+            encoding._trimmed = trim >= 0
+            encodings.append(encoding)
+        return encodings
+
     def _encode_one(self, sequence, sequence_id, is_pretokenized, plan=None, slot=0):
         if plan is not None and isinstance(sequence, str) and not is_pretokenized:
             return self._encode_compiled(plan, [sequence], sequence_id, slot)[0]
@@ -377,6 +412,11 @@ class Tokenizer:
             add_special_tokens (bool): let the post-processor add special tokens.
         """
         plan = None if is_pretokenized else self._compiled_plan()
+        if plan is not None and pair is None and isinstance(sequence, str):
+            final = self._encode_final(plan, [sequence], add_special_tokens, 0)
+            if final is not None:
+                self._pad(final)
+                return final[0]
         encoding = self._encode_one(sequence, 0, is_pretokenized, plan)
         pair_encoding = (None if pair is None
                          else self._encode_one(pair, 1, is_pretokenized, plan))
@@ -397,6 +437,10 @@ class Tokenizer:
                 firsts.append(item)
                 pairs.append(None)
         if plan is not None and all(isinstance(text, str) for text in firsts):
+            if all(pair is None for pair in pairs):
+                final = self._encode_final(plan, firsts, add_special_tokens, slot)
+                if final is not None:
+                    return final
             encodings = self._encode_compiled(plan, firsts, 0, slot)
         else:
             encodings = [self._encode_one(text, 0, is_pretokenized, plan, slot)
