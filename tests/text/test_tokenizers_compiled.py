@@ -174,3 +174,19 @@ def test_regex_split_replace_and_word_level():
     assert encoding.tokens == ["a", "[UNK]", "c"] and encoding.offsets == [(0, 1), (2, 4), (5, 6)]
     loaded = et.Tokenizer.from_str(tokenizer.to_str())
     assert loaded.encode("a zz c").ids == encoding.ids
+
+
+@pytest.mark.parametrize("scheme", ["always", "first", "never"])
+def test_compiled_unigram_metaspace_matches_python(scheme):
+    pieces = [("<unk>", 0.0), ("▁", -2.0)] + [(c, -3.0) for c in "abcdehlorwé"] + [
+        ("▁he", -2.5), ("llo", -2.0), ("▁hello", -3.0), ("▁wor", -4.0), ("ld", -2.0)]
+    tokenizer = et.Tokenizer(models.Unigram(pieces, unk_id=0))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme=scheme)
+    tokenizer.add_special_tokens(["<mask>"])
+    assert tokenizer._compiled_plan() is not None
+    reference = python_pipeline(tokenizer)
+    for text in ["hello world", " hello  world ", "hé<mask>llo", "hello zz world", "", " "]:
+        assert_same(tokenizer.encode(text), reference.encode(text))
+    batch = ["hello world", "xyz hello", "<mask> olé"] * 20
+    for a, b in zip(tokenizer.encode_batch(batch), reference.encode_batch(batch)):
+        assert_same(a, b)

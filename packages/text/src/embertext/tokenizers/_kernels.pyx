@@ -298,6 +298,7 @@ cdef struct TextIn:
     int32_t words
     int trim                  # byte-level offset trimming: -1 none, else add_prefix_space
     string raw                # scratch: a word's bytes
+    bint fallback             # out: the text needs the Python pipeline
     vector[int32_t] spans     # scratch: the character of each byte
 
 
@@ -347,16 +348,19 @@ cdef class _Pipeline:
         for each. ``trim`` (byte-level BPE): -1, or trim the offsets as the post-processors
         do, with (1) or without (0) ``add_prefix_space``. ``wrap``: ``None``, or the
         ``((token, id), (token, id))`` special tokens put around each text (the lists then
-        hold them, word id ``None``)."""
+        hold them, word id ``None``). A text the plan cannot encode alone (the Unigram plan's
+        unknown characters) is ``None``."""
         cdef vector[TextIn] batch
         cdef Py_ssize_t i, n = len(texts)
         self._prepare(texts, segments, batch)
         for i in range(n):
             batch[i].trim = trim
+            batch[i].fallback = False
         with nogil:
             for i in range(n):
                 self.run_text(&batch[i], slot)
-        return [self._result(texts[i], &batch[i], wrap) for i in range(n)]
+        return [None if batch[i].fallback else self._result(texts[i], &batch[i], wrap)
+                for i in range(n)]
 
     cdef object _result(self, object text, TextIn *item, object wrap):
         cdef Py_ssize_t k, count = item.ids.size() // 5
@@ -896,3 +900,100 @@ cdef class UnigramKernel:
                              "in no piece")
         return [(out[3 * k] if out[3 * k] >= 0 else None, out[3 * k + 1], out[3 * k + 2])
                 for k in range(out.size() // 3)]
+
+
+cdef class UnigramPlan(_Pipeline):
+    """The Metaspace pre-tokenizer (spaces to the replacement character, one before the text,
+    a word at each) and Unigram's Viterbi search, without the GIL; words are cached. A text
+    with a character no piece covers is left to the Python pipeline (``None``)."""
+
+    cdef UnigramKernel kernel
+    cdef uint32_t replacement
+    cdef int scheme  # 0 always, 1 first, 2 never
+    cdef bint split
+    cdef vector[unordered_map[string, vector[int32_t]]] caches
+
+    def __init__(self, UnigramKernel kernel, replacement, prepend_scheme, split, list tokens,
+                 int slots):
+        self.kernel = kernel
+        self.replacement = ord(replacement)
+        self.scheme = ("always", "first", "never").index(prepend_scheme)
+        self.split = split
+        self.tokens = tokens
+        self.caches.resize(slots)
+
+    cdef bint _word(self, const uint32_t *chars, const int32_t *origin, Py_ssize_t n,
+                    int32_t word, TextIn *out, int slot) noexcept nogil:
+        cdef string key
+        cdef Py_ssize_t i
+        cdef vector[int32_t] computed
+        cdef const vector[int32_t] *found
+        cdef unordered_map[string, vector[int32_t]] *cache = &self.caches[slot]
+        cdef unordered_map[string, vector[int32_t]].iterator hit
+        for i in range(n):
+            _utf8(chars[i], key)
+        hit = cache.find(key)
+        if hit != cache.end():
+            found = &deref(hit).second
+        else:
+            if self.kernel.viterbi(chars, n, computed) < 0:
+                return False
+            for i in range(<Py_ssize_t> computed.size() // 3):
+                if computed[3 * i] < 0:
+                    return False
+            if cache.size() >= CACHE_LIMIT:
+                cache.clear()
+            cache[0][key] = computed
+            found = &computed
+        cdef const int32_t *f = found.data()
+        for i in range(<Py_ssize_t> found.size() // 3):
+            out.ids.push_back(f[3 * i])
+            out.ids.push_back(origin[f[3 * i + 1]])
+            out.ids.push_back(origin[f[3 * i + 2] - 1] + 1)
+            out.ids.push_back(word)
+            out.ids.push_back(-1)
+        return True
+
+    cdef void run_text(self, TextIn *text, int slot) noexcept nogil:
+        cdef const uint32_t *s = text.codes.data()
+        cdef Py_ssize_t k, a, b, i, start
+        cdef int32_t added, word = 0
+        cdef vector[uint32_t] chars
+        cdef vector[int32_t] origin
+        cdef uint32_t c
+        for k in range(<Py_ssize_t> text.segments.size() // 3):
+            a = text.segments[3 * k]
+            b = text.segments[3 * k + 1]
+            added = text.segments[3 * k + 2]
+            if added >= 0:
+                text.ids.push_back(added)
+                text.ids.push_back(a)
+                text.ids.push_back(b)
+                text.ids.push_back(word)
+                text.ids.push_back(k)
+                word += 1
+                continue
+            if b <= a:
+                continue
+            chars.clear()
+            origin.clear()
+            if (s[a] != 32 and s[a] != self.replacement
+                    and (self.scheme == 0 or (self.scheme == 1 and a == 0))):
+                chars.push_back(self.replacement)
+                origin.push_back(a)
+            for i in range(a, b):
+                c = s[i]
+                chars.push_back(self.replacement if c == 32 else c)
+                origin.push_back(i)
+            start = 0
+            for i in range(1, <Py_ssize_t> chars.size() + 1):
+                if i < <Py_ssize_t> chars.size() and not (self.split
+                                                          and chars[i] == self.replacement):
+                    continue
+                if not self._word(chars.data() + start, origin.data() + start, i - start,
+                                  word, text, slot):
+                    text.fallback = True
+                    return
+                word += 1
+                start = i
+        text.words = word

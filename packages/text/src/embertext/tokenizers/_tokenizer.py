@@ -226,6 +226,8 @@ class Tokenizer:
         model, pre, norm = self.model, self.pre_tokenizer, self.normalizer
         if type(model) is models.BPE and type(pre) is pre_tokenizers.ByteLevel and norm is None:
             return model._byte_level_plan(pre, _SLOTS)
+        if type(model) is models.Unigram and type(pre) is pre_tokenizers.Metaspace and norm is None:
+            return model._metaspace_plan(pre, _SLOTS)
         if (type(model) is models.WordPiece and type(pre) is pre_tokenizers.BertPreTokenizer
                 and (norm is None or type(norm) is normalizers.BertNormalizer)):
             charmap = None
@@ -262,7 +264,11 @@ class Tokenizer:
         with _slot_locks[slot]:
             found = plan.run(texts, segments, slot, trim)
         encodings = []
-        for ids, tokens, offsets, words in found:
+        for text, result in zip(texts, found):
+            if result is None:
+                encodings.append(self._encode_texts([text], sequence_id, False))
+                continue
+            ids, tokens, offsets, words = result
             n = len(ids)
             encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [0] * n, words,
                                 [sequence_id] * n)
@@ -292,7 +298,12 @@ class Tokenizer:
         with _slot_locks[slot]:
             found = plan.run(texts, segments, slot, trim, wrap)
         encodings = []
-        for ids, tokens, offsets, words in found:
+        for text, result in zip(texts, found):
+            if result is None:
+                encodings.append(self._post_process(self._encode_texts([text], 0, False), None,
+                                                    add_special_tokens))
+                continue
+            ids, tokens, offsets, words = result
             n = len(ids)
             if wrap is None:
                 encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [0] * n, words,

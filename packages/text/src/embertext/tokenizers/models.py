@@ -431,14 +431,28 @@ class Unigram(Model):
         scores = [score for _, score in pieces]
         self._unk_score = (min(scores) if scores else 0.0) - self._UNK_PENALTY
 
-    def _viterbi(self, word):
-        """``(id or None, start, end)`` of the best segmentation (compiled:
-        ``_kernels.UnigramKernel``)."""
+    def _kernel(self):
         if self._compiled is None:
             self._compiled = _kernels.UnigramKernel(
                 [(piece, index, score) for index, (piece, score) in enumerate(self.pieces)],
                 self._unk_score, self.unk_id is not None)
-        return self._compiled.segment(word)
+        return self._compiled
+
+    def _viterbi(self, word):
+        """``(id or None, start, end)`` of the best segmentation (compiled:
+        ``_kernels.UnigramKernel``)."""
+        return self._kernel().segment(word)
+
+    def _metaspace_plan(self, pre_tokenizer, slots):
+        """The compiled Metaspace + Unigram pipeline."""
+        if len(pre_tokenizer.replacement) != 1:
+            return None
+        return self._plan(
+            ("metaspace", pre_tokenizer.replacement, pre_tokenizer.prepend_scheme,
+             bool(pre_tokenizer.split)),
+            lambda: _kernels.UnigramPlan(self._kernel(), pre_tokenizer.replacement,
+                                         pre_tokenizer.prepend_scheme, pre_tokenizer.split,
+                                         [piece for piece, _ in self.pieces], slots))
 
     def tokenize(self, word):
         cached = self._cache.get(word)
