@@ -86,19 +86,14 @@ def unicode_to_bytes():
     return {char: byte for byte, char in bytes_to_unicode().items()}
 
 
-_LETTER_RE = None
-_NUMBER_RE = None
+_LETTER_RE = re.compile(rf"[^\W\d_{_OTHER_NUMBERS}]")
+_NUMBER_RE = re.compile(rf"[\d{_OTHER_NUMBERS}]")
 
 
 def char_flags(code):
     """The bits of the compiled character table (NOTE [ Character tables ] in _kernels.pyx)
     for one code point: 2 whitespace, 4 a letter and 8 a number of GPT-2's regex, 16 BERT's
     punctuation."""
-    global _LETTER_RE, _NUMBER_RE
-    if _LETTER_RE is None:
-        other = _OTHER_NUMBERS
-        _LETTER_RE = re.compile(rf"[^\W\d_{other}]")
-        _NUMBER_RE = re.compile(rf"[\d{other}]")
     char = chr(code)
     flags = 0
     if char in WHITESPACE:
