@@ -115,3 +115,37 @@ def test_bpe_dropout_edges():
         theirs = hf.Tokenizer(hf.models.BPE(vocab, merges, dropout=dropout))
         for text in ["abb", "ab", "babb"]:
             assert ours.encode(text).tokens == theirs.encode(text).tokens
+
+
+def test_llama_style_byte_fallback_tokenizer_json(tmp_path):
+    """SentencePiece-style BPE (Llama 2): ▁ for spaces in the normalizer, byte fallback, and
+    the decoders Replace, ByteFallback, Fuse, Strip."""
+    tokenizer = hf.Tokenizer(hf.models.BPE(unk_token="<unk>", fuse_unk=True))
+    tokenizer.normalizer = hf.normalizers.Sequence([hf.normalizers.Prepend("▁"),
+                                                    hf.normalizers.Replace(" ", "▁")])
+    trainer = hf.trainers.BpeTrainer(vocab_size=300, show_progress=False,
+                                     special_tokens=["<unk>", "<s>", "</s>"])
+    tokenizer.train_from_iterator(CORPUS[:8], trainer)
+    data = json.loads(tokenizer.to_str())
+    vocab = data["model"]["vocab"]
+    for byte in range(256):
+        vocab.setdefault(f"<0x{byte:02X}>", len(vocab))
+    data["model"]["byte_fallback"] = True
+    data["decoder"] = json.loads(hf.decoders.Sequence([
+        hf.decoders.Replace("▁", " "), hf.decoders.ByteFallback(), hf.decoders.Fuse(),
+        hf.decoders.Strip(" ", 1, 0)]).__getstate__())
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    theirs = hf.Tokenizer.from_file(str(path))
+    ours = et.Tokenizer.from_file(str(path))
+    for text in PROBES + ["Ελληνικά 😀 zyzzyva"]:
+        a, b = ours.encode(text), theirs.encode(text)
+        assert_same(a, b)
+        assert ours.decode(a.ids) == theirs.decode(b.ids)
+    assert ours.decoder.to_dict() == data["decoder"]
+
+
+def test_bpe_decoder():
+    tokens = ["he", "llo</w>", "wor", "ld</w>"]
+    assert (et.decoders.BPEDecoder().decode(tokens)
+            == hf.decoders.BPEDecoder().decode(tokens) == "hello world")

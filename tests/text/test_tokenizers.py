@@ -244,3 +244,15 @@ def test_unigram_metaspace_and_graphemes():
     assert pre_tokenizers.Metaspace(prepend_scheme="never").pre_tokenize_str("a b") == [
         ("a", (0, 1)), ("▁b", (1, 3))]
     assert graphemes("e\u0301a\r\n🇫🇷x") == [(0, 2), (2, 3), (3, 5), (5, 7), (7, 8)]
+
+
+def test_sentencepiece_style_decoders():
+    from embertext.tokenizers import decoders as d
+
+    chain = d.Sequence([d.Replace("▁", " "), d.ByteFallback(), d.Fuse(), d.Strip(" ", 1, 0)])
+    assert chain.decode(["▁Hi", "▁", "<0xE4>", "<0xB8>", "<0xAD>", "!"]) == "Hi 中!"
+    assert d.ByteFallback().decode_chain(["<0xE4>", "x"]) == ["\ufffd", "x"]
+    assert d.Strip("x", 2, 1).decode_chain(["xxxaxx", "x"]) == ["xax", ""]
+    assert d.from_dict(chain.to_dict()).decode(["▁a", "▁b"]) == "a b"
+    with pytest.raises(ValueError, match="pattern"):
+        d.Replace("", "x")

@@ -4,7 +4,7 @@ trimming (the ``tokenizers.processors`` of Hugging Face)."""
 from embertext.tokenizers import _unicode
 
 __all__ = ["PostProcessor", "BertProcessing", "RobertaProcessing", "ByteLevel",
-           "TemplateProcessing"]
+           "TemplateProcessing", "Sequence"]
 
 # The byte-level space and real whitespace (in added tokens that took it with lstrip).
 _TRIMMED = _unicode.bytes_to_unicode()[ord(" ")] + "".join(sorted(_unicode.WHITESPACE))
