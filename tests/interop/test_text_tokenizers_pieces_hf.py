@@ -149,3 +149,13 @@ def test_bpe_decoder():
     tokens = ["he", "llo</w>", "wor", "ld</w>"]
     assert (et.decoders.BPEDecoder().decode(tokens)
             == hf.decoders.BPEDecoder().decode(tokens) == "hello world")
+
+
+def test_char_delimiter_split():
+    ours = et.pre_tokenizers.CharDelimiterSplit("a")
+    theirs = hf.pre_tokenizers.CharDelimiterSplit("a")
+    for text in PROBES + ["aaba", "a"]:
+        assert ours.pre_tokenize_str(text) == theirs.pre_tokenize_str(text)
+    assert ours.to_dict() == json.loads(theirs.__getstate__())
+    with pytest.raises(ValueError, match="one character"):
+        et.pre_tokenizers.CharDelimiterSplit("ab")

@@ -16,6 +16,7 @@ __all__ = [
     "Punctuation",
     "Digits",
     "Metaspace",
+    "CharDelimiterSplit",
     "Split",
     "Sequence",
 ]
@@ -275,6 +276,21 @@ class Metaspace(PreTokenizer):
                 "prepend_scheme": self.prepend_scheme, "split": self.split}
 
 
+class CharDelimiterSplit(PreTokenizer):
+    """Split at every ``delimiter`` character, which is removed."""
+
+    def __init__(self, delimiter):
+        if not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise ValueError(f"the delimiter must be one character, got {delimiter!r}")
+        self.delimiter = delimiter
+
+    def pre_tokenize(self, piece):
+        return _split_chars(piece, lambda char: char == self.delimiter, "removed")
+
+    def to_dict(self):
+        return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
+
+
 def _apply_behavior(parts, behavior):
     """Hugging Face's split behaviours on ``((start, end), is_match)`` parts: the spans of
     the words."""
@@ -396,6 +412,8 @@ def from_dict(data):
         return Punctuation(_behavior_from_name(data.get("behavior", "Isolated")))
     if kind == "Digits":
         return Digits(data.get("individual_digits", False))
+    if kind == "CharDelimiterSplit":
+        return CharDelimiterSplit(data["delimiter"])
     if kind == "Split":
         pattern = data["pattern"]
         pattern = pattern["String"] if "String" in pattern else Regex(pattern["Regex"])
