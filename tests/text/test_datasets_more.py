@@ -110,3 +110,20 @@ def test_multi30k(tmp_path, monkeypatch):
         "A dog.", "Ein Hund.")
     with pytest.raises(AssertionError, match="language_pair"):
         datasets.Multi30k(language_pair=("de", "fr"))
+
+
+def test_cc100_reads_the_xz_file(tmp_path, monkeypatch):
+    import lzma
+
+    from embertext.datasets import cc100
+
+    source = tmp_path / "sw.txt.xz"
+    with lzma.open(source, "wt", encoding="utf-8") as f:
+        f.write("Habari ya dunia\n\nNdiyo ñ 😀\n")
+    monkeypatch.setattr(cc100, "URL", "file://" + str(tmp_path) + "/%s.txt.xz")
+    data = datasets.CC100(root=str(tmp_path / "cache"), language_code="sw")
+    assert list(data) == [("sw", "Habari ya dunia"), ("sw", ""), ("sw", "Ndiyo ñ 😀")]
+    assert list(data) == list(data)  # a second pass reads the cached file
+    assert (tmp_path / "cache" / "datasets" / "CC100" / "sw.txt.xz").exists()
+    with pytest.raises(ValueError, match="Invalid language code"):
+        datasets.CC100(language_code="xx")

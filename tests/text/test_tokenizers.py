@@ -116,7 +116,7 @@ def test_bpe_merges_by_rank_and_unknowns():
     with pytest.raises(ValueError, match="not in the vocab"):
         models.BPE({"a": 0}, [("a", "a")])
     with pytest.raises(ValueError, match="dropout"):
-        models.BPE(vocab, [], dropout=0.1)
+        models.BPE(vocab, [], dropout=1.5)
 
 
 def test_byte_level_bpe_offsets_and_decode():
@@ -176,7 +176,7 @@ def test_tokenizer_json_round_trip(tmp_path):
     text = "Unaffable, HELLO wörld! [MASK] cafes"
     assert loaded.encode(text).ids == tokenizer.encode(text).ids
     with pytest.raises(ValueError, match="unsupported model type"):
-        Tokenizer.from_str(json.dumps({"model": {"type": "WordLevel"}}))
+        Tokenizer.from_str(json.dumps({"model": {"type": "Mystery"}}))
 
 
 def test_bpe_training_is_deterministic_and_respects_vocab_size():
@@ -244,3 +244,15 @@ def test_unigram_metaspace_and_graphemes():
     assert pre_tokenizers.Metaspace(prepend_scheme="never").pre_tokenize_str("a b") == [
         ("a", (0, 1)), ("▁b", (1, 3))]
     assert graphemes("e\u0301a\r\n🇫🇷x") == [(0, 2), (2, 3), (3, 5), (5, 7), (7, 8)]
+
+
+def test_sentencepiece_style_decoders():
+    from embertext.tokenizers import decoders as d
+
+    chain = d.Sequence([d.Replace("▁", " "), d.ByteFallback(), d.Fuse(), d.Strip(" ", 1, 0)])
+    assert chain.decode(["▁Hi", "▁", "<0xE4>", "<0xB8>", "<0xAD>", "!"]) == "Hi 中!"
+    assert d.ByteFallback().decode_chain(["<0xE4>", "x"]) == ["\ufffd", "x"]
+    assert d.Strip("x", 2, 1).decode_chain(["xxxaxx", "x"]) == ["xax", ""]
+    assert d.from_dict(chain.to_dict()).decode(["▁a", "▁b"]) == "a b"
+    with pytest.raises(ValueError, match="pattern"):
+        d.Replace("", "x")

@@ -6,7 +6,7 @@ import re
 
 from ember import nn
 from embertext import functional as F
-from embertext.tokenizers import _unicode, decoders, models, normalizers, pre_tokenizers
+from embertext.tokenizers import _kernels, _unicode, decoders, models, normalizers, pre_tokenizers
 from embertext.tokenizers._piece import Piece
 from embertext.tokenizers._tokenizer import Tokenizer
 from embertext.utils import get_asset_local_path
@@ -199,7 +199,14 @@ class CharBPETokenizer(nn.Module):
             self._encoder = dict(json.load(f))
         merges = [tuple(line.split()) for line in _read_merge_lines(bpe_merges_path)[:-1]]
         self._decoder = {index: token for token, index in self._encoder.items()}
-        self._bpe_ranks = {merge: rank for rank, merge in enumerate(merges)}
+        # The merges on symbol ids for the compiled merge loop (a repeated merge takes its last
+        # rank, as in torchtext).
+        ranks = {merge: rank for rank, merge in enumerate(merges) if len(merge) == 2}
+        self._symbols = {}
+        symbol = self._symbol
+        self._kernel = _kernels.BPEKernel(
+            [(symbol(a), symbol(b), symbol(a + b))
+             for (a, b), _ in sorted(ranks.items(), key=lambda item: item[1])])
         self._return_tokens = return_tokens
         self._cache = {}
         if unk_token and unk_token not in self._encoder:
@@ -217,29 +224,21 @@ class CharBPETokenizer(nn.Module):
     def vocab_size(self):
         return len(self._encoder)
 
+    def _symbol(self, text):
+        return self._symbols.setdefault(text, len(self._symbols))
+
     def _bpe(self, token):
-        """The BPE tokens of one word, joined by spaces."""
+        """The BPE tokens of one word, joined by spaces (merged by the compiled loop)."""
         if token in self._cache:
             return self._cache[token]
         word = list(token[:-1]) + [token[-1] + self._suffix] if self._suffix else list(token)
         if len(word) < 2:
             return word[0]
-        ranks = self._bpe_ranks
-        while len(word) > 1:
-            pairs = {(a, b) for a, b in zip(word, word[1:])}
-            best = min(pairs, key=lambda pair: ranks.get(pair, float("inf")))
-            if best not in ranks:
-                break
-            merged, i = [], 0
-            while i < len(word):
-                if i < len(word) - 1 and (word[i], word[i + 1]) == best:
-                    merged.append(word[i] + word[i + 1])
-                    i += 2
-                else:
-                    merged.append(word[i])
-                    i += 1
-            word = merged
-        out = " ".join(word)
+        n = len(word)
+        merged = self._kernel.merge_ids([self._symbol(w) for w in word], range(n),
+                                        range(1, n + 1))
+        # A merged symbol is the text of the characters it covers.
+        out = " ".join("".join(word[start:end]) for _, start, end in merged)
         self._cache[token] = out
         return out
 

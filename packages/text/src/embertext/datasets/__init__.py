@@ -1,6 +1,7 @@
 """Text datasets (``torchtext.datasets``): each is a function of ``root`` and ``split``
 returning iterable datasets that download (with md5 checks) and read the published files."""
 
+from embertext.datasets.cc100 import CC100
 from embertext.datasets.glue import MNLI, MRPC, QNLI, QQP, RTE, SST2, STSB, WNLI, CoLA
 from embertext.datasets.imdb import IMDB
 from embertext.datasets.language_modeling import EnWik9, PennTreebank, WikiText2, WikiText103
@@ -20,6 +21,7 @@ DATASETS = {
     "AG_NEWS": AG_NEWS,
     "AmazonReviewFull": AmazonReviewFull,
     "AmazonReviewPolarity": AmazonReviewPolarity,
+    "CC100": CC100,
     "CoLA": CoLA,
     "CoNLL2000Chunking": CoNLL2000Chunking,
     "DBpedia": DBpedia,

@@ -3,7 +3,9 @@
 :class:`Tokenizer` runs added tokens, a normalizer, a pre-tokenizer, a model (byte-level
 BPE, WordPiece), a post-processor and a decoder; it loads and saves ``tokenizer.json``, and
 the models load ``vocab.json`` + ``merges.txt`` (GPT-2 / RoBERTa) and ``vocab.txt`` (BERT).
-Written in Python, with each word's tokens cached.
+The hot loops are compiled (``_kernels.pyx``): the BPE merge loop, WordPiece's longest match,
+Unigram's Viterbi search, and the whole byte-level BPE and BERT pipelines, which run without
+the GIL so that ``encode_batch`` runs on several threads.
 """
 
 from embertext.tokenizers import (
@@ -15,7 +17,8 @@ from embertext.tokenizers import (
     trainers,
 )
 from embertext.tokenizers._encoding import Encoding
-from embertext.tokenizers._tokenizer import AddedToken, Tokenizer
+from embertext.tokenizers._regex import Regex
+from embertext.tokenizers._tokenizer import AddedToken, Tokenizer, get_num_threads, set_num_threads
 
 __all__ = ["Tokenizer", "Encoding", "AddedToken", "models", "normalizers", "pre_tokenizers",
-           "processors", "decoders", "trainers"]
+           "processors", "decoders", "trainers", "Regex", "set_num_threads", "get_num_threads"]

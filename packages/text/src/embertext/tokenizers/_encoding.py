@@ -2,6 +2,9 @@
 
 __all__ = ["Encoding"]
 
+_FIELDS = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask",
+           "word_ids", "sequence_ids")
+
 
 class Encoding:
     r"""One encoded sequence, as Hugging Face `tokenizers` returns it.
@@ -20,7 +23,7 @@ class Encoding:
     """
 
     __slots__ = ("ids", "tokens", "offsets", "type_ids", "attention_mask",
-                 "special_tokens_mask", "word_ids", "sequence_ids", "overflowing")
+                 "special_tokens_mask", "word_ids", "sequence_ids", "overflowing", "_trimmed")
 
     def __init__(self, ids, tokens, offsets, type_ids=None, attention_mask=None,
                  special_tokens_mask=None, word_ids=None, sequence_ids=None, overflowing=None):
@@ -35,6 +38,8 @@ class Encoding:
         self.word_ids = word_ids if word_ids is not None else [None] * n
         self.sequence_ids = sequence_ids if sequence_ids is not None else [0] * n
         self.overflowing = overflowing if overflowing is not None else []
+        # The byte-level spaces are already left out of the offsets (processors.py).
+        self._trimmed = False
 
     @property
     def words(self):
@@ -52,12 +57,14 @@ class Encoding:
                 f"attention_mask, special_tokens_mask, overflowing])")
 
     def slice(self, start, stop):
-        return Encoding(*(getattr(self, name)[start:stop] for name in self.__slots__[:-1]))
+        part = Encoding(*(getattr(self, name)[start:stop] for name in _FIELDS))
+        part._trimmed = self._trimmed
+        return part
 
     @staticmethod
     def merge(encodings):
         """One encoding of ``encodings`` one after another."""
-        fields = {name: [] for name in Encoding.__slots__[:-1]}
+        fields = {name: [] for name in _FIELDS}
         for encoding in encodings:
             for name, values in fields.items():
                 values.extend(getattr(encoding, name))
@@ -71,7 +78,7 @@ class Encoding:
             return
         if max_length == 0:
             self.overflowing = [self.slice(0, n)]
-            for name in self.__slots__[:-1]:
+            for name in _FIELDS:
                 setattr(self, name, [])
             return
         if stride >= max_length:
@@ -93,7 +100,7 @@ class Encoding:
                     break
         parts = [self.slice(a, b) for a, b in ranges]
         head = parts[0]
-        for name in self.__slots__[:-1]:
+        for name in _FIELDS:
             setattr(self, name, getattr(head, name))
         self.overflowing = parts[1:]
 

@@ -2,15 +2,57 @@
 truncation, padding, decoder; ``tokenizer.json`` in and out."""
 
 import json
+import os
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from embertext.tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 from embertext.tokenizers._encoding import Encoding
-from embertext.tokenizers._piece import Piece
+from embertext.tokenizers._kernels import ByteLevelBPEPlan
+from embertext.tokenizers._piece import CharMap, Piece
 
-__all__ = ["Tokenizer", "AddedToken"]
+__all__ = ["Tokenizer", "AddedToken", "set_num_threads", "get_num_threads"]
 
 _STRATEGIES = ("longest_first", "only_first", "only_second")
+
+# NOTE [ Batch threads ]
+# encode_batch splits a batch into one chunk a thread. The compiled pipelines
+# (_kernels.ByteLevelBPEPlan, _kernels.BertPlan) encode without the GIL, so the threads run
+# at once; what stays in Python (added tokens, post-processing, the Encoding objects) takes
+# turns. Each thread has a slot of the plan (its word cache), locked while in use.
+_SLOTS = 64
+_threads = {"count": None, "pool": None}
+_slot_locks = [threading.Lock() for _ in range(_SLOTS)]
+_MIN_CHUNK = 32
+
+
+def set_num_threads(num_threads):
+    """Set the number of threads of :meth:`Tokenizer.encode_batch` (1 encodes in the
+    calling thread)."""
+    if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
+        raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
+    _threads["count"] = min(num_threads, _SLOTS)
+
+
+def get_num_threads():
+    """The number of threads of :meth:`Tokenizer.encode_batch`: the value given to
+    :func:`set_num_threads`, else 1 where the environment variable TOKENIZERS_PARALLELISM
+    is false (as in Hugging Face `tokenizers`), else the CPU count (at most 8)."""
+    if _threads["count"] is not None:
+        return _threads["count"]
+    if os.environ.get("TOKENIZERS_PARALLELISM", "").lower() in ("0", "false", "off", "no"):
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _pool(count):
+    pool = _threads["pool"]
+    if pool is None or pool._max_workers < count:
+        if pool is not None:
+            pool.shutdown(wait=False)
+        pool = _threads["pool"] = ThreadPoolExecutor(count, "embertext-encode")
+    return pool
 
 
 class AddedToken:
@@ -178,7 +220,105 @@ class Tokenizer:
         return Encoding(ids, tokens, offsets, word_ids=word_ids,
                         sequence_ids=[sequence_id] * len(ids))
 
-    def _encode_one(self, sequence, sequence_id, is_pretokenized):
+    def _compiled_plan(self):
+        """The compiled pipeline this tokenizer's parts make up, or ``None`` (NOTE [ Batch
+        threads ])."""
+        model, pre, norm = self.model, self.pre_tokenizer, self.normalizer
+        if type(model) is models.BPE and type(pre) is pre_tokenizers.ByteLevel and norm is None:
+            return model._byte_level_plan(pre, _SLOTS)
+        if type(model) is models.Unigram and type(pre) is pre_tokenizers.Metaspace and norm is None:
+            return model._metaspace_plan(pre, _SLOTS)
+        if (type(model) is models.WordPiece and type(pre) is pre_tokenizers.BertPreTokenizer
+                and (norm is None or type(norm) is normalizers.BertNormalizer)):
+            charmap = None
+            if norm is not None:
+                if norm._charmap is None:
+                    norm._charmap = CharMap(norm._normalize_char)
+                charmap = norm._charmap
+            return model._bert_plan(charmap, _SLOTS)
+        return None
+
+    def _segments(self, text):
+        segments = self._split_added(text)
+        if len(segments) == 1 and segments[0][2] is None and segments[0][0] == 0:
+            return None
+        return segments
+
+    def _byte_level_trim(self):
+        """-1, or whether the post-processor trims byte-level offsets with a prefix space
+        (0 or 1): the compiled byte-level pipeline then trims them itself."""
+        post = self.post_processor
+        if isinstance(post, processors.Sequence) and post.processors:
+            post = post.processors[0]
+        if (self.truncation is None and isinstance(post, (processors.ByteLevel,
+                                                          processors.RobertaProcessing))
+                and post.trim_offsets):
+            return int(bool(post.add_prefix_space))
+        return -1
+
+    def _encode_compiled(self, plan, texts, sequence_id, slot):
+        """Encodings of plain texts through a compiled plan."""
+        segments = ([self._segments(text) for text in texts] if self._added_ids
+                    else [None] * len(texts))
+        trim = self._byte_level_trim() if isinstance(plan, ByteLevelBPEPlan) else -1
+        with _slot_locks[slot]:
+            found = plan.run(texts, segments, slot, trim)
+        encodings = []
+        for text, result in zip(texts, found):
+            if result is None:
+                encodings.append(self._encode_texts([text], sequence_id, False))
+                continue
+            ids, tokens, offsets, words = result
+            n = len(ids)
+            encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [0] * n, words,
+                                [sequence_id] * n)
+            encoding._trimmed = trim >= 0
+            encodings.append(encoding)
+        return encodings
+
+    def _encode_final(self, plan, texts, add_special_tokens, slot):
+        """The final encodings of single texts, straight from a compiled plan, where the
+        post-processing is adding ``[CLS] ... [SEP]``-style tokens (BertProcessing,
+        RobertaProcessing) or nothing (ByteLevel, none), without truncation; else ``None``."""
+        if self.truncation is not None:
+            return None
+        post = self.post_processor
+        trim = self._byte_level_trim() if isinstance(plan, ByteLevelBPEPlan) else -1
+        wrap = None
+        if type(post) in (processors.BertProcessing, processors.RobertaProcessing):
+            if type(post) is processors.RobertaProcessing and post.trim_offsets and trim < 0:
+                return None
+            if add_special_tokens:
+                wrap = (post.cls, post.sep)
+        elif post is not None and not (type(post) is processors.ByteLevel
+                                       and (not post.trim_offsets or trim >= 0)):
+            return None
+        segments = ([self._segments(text) for text in texts] if self._added_ids
+                    else [None] * len(texts))
+        with _slot_locks[slot]:
+            found = plan.run(texts, segments, slot, trim, wrap)
+        encodings = []
+        for text, result in zip(texts, found):
+            if result is None:
+                encodings.append(self._post_process(self._encode_texts([text], 0, False), None,
+                                                    add_special_tokens))
+                continue
+            ids, tokens, offsets, words = result
+            n = len(ids)
+            if wrap is None:
+                encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [0] * n, words,
+                                    [0] * n)
+            else:
+                inner = [0] * (n - 2)
+                encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [1, *inner, 1],
+                                    words, [None, *inner, None])
+            encoding._trimmed = trim >= 0
+            encodings.append(encoding)
+        return encodings
+
+    def _encode_one(self, sequence, sequence_id, is_pretokenized, plan=None, slot=0):
+        if plan is not None and isinstance(sequence, str) and not is_pretokenized:
+            return self._encode_compiled(plan, [sequence], sequence_id, slot)[0]
         if is_pretokenized:
             if isinstance(sequence, str) or not all(isinstance(w, str) for w in sequence):
                 raise TypeError("a pre-tokenized input is a list of str")
@@ -239,6 +379,9 @@ class Tokenizer:
             self._truncate(encoding, pair, add_special_tokens)
         overflow_a = encoding.overflowing
         overflow_b = pair.overflowing if pair is not None else []
+        if not overflow_a and not overflow_b:
+            # Nothing else uses the parts: no copies.
+            return self._process(encoding, pair, add_special_tokens)
         encoding.overflowing = []
         if pair is not None:
             pair.overflowing = []
@@ -279,25 +422,61 @@ class Tokenizer:
             is_pretokenized (bool): the inputs are lists of words.
             add_special_tokens (bool): let the post-processor add special tokens.
         """
-        encoding = self._encode_one(sequence, 0, is_pretokenized)
-        pair_encoding = None if pair is None else self._encode_one(pair, 1, is_pretokenized)
+        plan = None if is_pretokenized else self._compiled_plan()
+        if plan is not None and pair is None and isinstance(sequence, str):
+            final = self._encode_final(plan, [sequence], add_special_tokens, 0)
+            if final is not None:
+                self._pad(final)
+                return final[0]
+        encoding = self._encode_one(sequence, 0, is_pretokenized, plan)
+        pair_encoding = (None if pair is None
+                         else self._encode_one(pair, 1, is_pretokenized, plan))
         result = self._post_process(encoding, pair_encoding, add_special_tokens)
         self._pad([result])
         return result
 
-    def encode_batch(self, input, is_pretokenized=False, add_special_tokens=True):
-        """Encode a list of texts or ``(text, pair)`` tuples; padding applies to the batch."""
-        results = []
-        for item in input:
+    def _encode_chunk(self, items, is_pretokenized, add_special_tokens, plan, slot):
+        firsts, pairs = [], []
+        for item in items:
             if isinstance(item, (tuple, list)) and not is_pretokenized or (
                     is_pretokenized and isinstance(item, tuple)):
                 if len(item) != 2:
                     raise ValueError("a pair input is a tuple of two texts")
-                encoding = self._encode_one(item[0], 0, is_pretokenized)
-                pair = self._encode_one(item[1], 1, is_pretokenized)
+                firsts.append(item[0])
+                pairs.append(item[1])
             else:
-                encoding, pair = self._encode_one(item, 0, is_pretokenized), None
-            results.append(self._post_process(encoding, pair, add_special_tokens))
+                firsts.append(item)
+                pairs.append(None)
+        if plan is not None and all(isinstance(text, str) for text in firsts):
+            if all(pair is None for pair in pairs):
+                final = self._encode_final(plan, firsts, add_special_tokens, slot)
+                if final is not None:
+                    return final
+            encodings = self._encode_compiled(plan, firsts, 0, slot)
+        else:
+            encodings = [self._encode_one(text, 0, is_pretokenized, plan, slot)
+                         for text in firsts]
+        if any(pair is not None for pair in pairs):
+            pairs = [None if pair is None else
+                     self._encode_one(pair, 1, is_pretokenized, plan, slot) for pair in pairs]
+        return [self._post_process(encoding, pair, add_special_tokens)
+                for encoding, pair in zip(encodings, pairs)]
+
+    def encode_batch(self, input, is_pretokenized=False, add_special_tokens=True):
+        """Encode a list of texts or ``(text, pair)`` tuples; padding applies to the batch.
+
+        The batch is encoded by :func:`get_num_threads` threads (NOTE [ Batch threads ])."""
+        items = list(input)
+        plan = None if is_pretokenized else self._compiled_plan()
+        threads = min(get_num_threads(), max(1, len(items) // _MIN_CHUNK))
+        if plan is None or threads == 1:
+            results = self._encode_chunk(items, is_pretokenized, add_special_tokens, plan, 0)
+        else:
+            size = -(-len(items) // threads)
+            futures = [_pool(threads).submit(self._encode_chunk, items[k * size:(k + 1) * size],
+                                             is_pretokenized, add_special_tokens, plan, k)
+                       for k in range(threads)]
+            results = [encoding for future in futures for encoding in future.result()]
         self._pad(results)
         return results
 

@@ -67,20 +67,6 @@ _OTHER_NUMBERS = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in OTHER_NUMBER_RANGE
 
 
 @functools.cache
-def gpt2_pattern():
-    """GPT-2's pre-tokenization regex for `re`: \\p{L} is a word character that is not a
-    number nor "_", \\p{N} a decimal digit or another number, \\s Rust's White_Space."""
-    other, space = _OTHER_NUMBERS, _WHITESPACE_CLASS
-    letters, numbers = rf"[^\W\d_{other}]", rf"[\d{other}]"
-    # Neither space, letter nor number: not \\w (which holds all numbers), or "_".
-    symbols = rf"(?:[^{space}\w]|_)"
-    return re.compile(
-        rf"'s|'t|'re|'ve|'m|'ll|'d| ?{letters}+| ?{numbers}+"
-        rf"| ?{symbols}+|[{space}]+(?![^{space}])|[{space}]+"
-    )
-
-
-@functools.cache
 def bytes_to_unicode():
     """GPT-2's map from the 256 byte values to printable characters (bytes that print as
     themselves keep their code point; the others get 256, 257, ...)."""
@@ -98,3 +84,33 @@ def bytes_to_unicode():
 @functools.cache
 def unicode_to_bytes():
     return {char: byte for byte, char in bytes_to_unicode().items()}
+
+
+_LETTER_RE = re.compile(rf"[^\W\d_{_OTHER_NUMBERS}]")
+_NUMBER_RE = re.compile(rf"[\d{_OTHER_NUMBERS}]")
+
+
+def char_flags(code):
+    """The bits of the compiled character table (NOTE [ Character tables ] in _kernels.pyx)
+    for one code point: 2 whitespace, 4 a letter and 8 a number of GPT-2's regex, 16 BERT's
+    punctuation."""
+    char = chr(code)
+    flags = 0
+    if char in WHITESPACE:
+        flags |= 2
+    elif _LETTER_RE.match(char):
+        flags |= 4
+    elif _NUMBER_RE.match(char):
+        flags |= 8
+    if is_punctuation(char):
+        flags |= 16
+    return flags
+
+
+def _register():
+    from embertext.tokenizers import _kernels
+
+    _kernels.set_learner(char_flags)
+
+
+_register()

@@ -1,8 +1,14 @@
 """Decoders: tokens back to text (the ``tokenizers.decoders`` of Hugging Face)."""
 
-from embertext.tokenizers import _unicode
+import re
 
-__all__ = ["Decoder", "ByteLevel", "WordPiece", "Metaspace", "Sequence"]
+from embertext.tokenizers import _unicode
+from embertext.tokenizers._regex import Regex
+
+__all__ = ["Decoder", "ByteLevel", "WordPiece", "Metaspace", "BPEDecoder", "ByteFallback",
+           "Fuse", "Replace", "Strip", "Sequence"]
+
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
 
 _CLEANUPS = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
              (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"),
@@ -101,6 +107,106 @@ class Metaspace(Decoder):
                 "prepend_scheme": self.prepend_scheme, "split": self.split}
 
 
+class BPEDecoder(Decoder):
+    """Character-level BPE tokens back to words: ``suffix`` (the end of a word) becomes a
+    space, and nothing after the last token."""
+
+    def __init__(self, suffix="</w>"):
+        self.suffix = suffix
+
+    def decode_chain(self, tokens):
+        last = len(tokens) - 1
+        return [token.replace(self.suffix, "" if i == last else " ")
+                for i, token in enumerate(tokens)]
+
+    def to_dict(self):
+        return {"type": "BPEDecoder", "suffix": self.suffix}
+
+
+class ByteFallback(Decoder):
+    """Runs of ``<0xXX>`` byte tokens (BPE / Unigram ``byte_fallback``) back to the text
+    their bytes encode in UTF-8; a run that is not valid UTF-8 is one U+FFFD a byte."""
+
+    def decode_chain(self, tokens):
+        out, data, count = [], bytearray(), 0
+
+        def flush():
+            if count:
+                try:
+                    out.append(data.decode("utf-8"))
+                except UnicodeDecodeError:
+                    out.extend(["\ufffd"] * count)
+
+        for token in tokens:
+            match = _BYTE_TOKEN.fullmatch(token) if len(token) == 6 else None
+            if match is None:
+                flush()
+                data, count = bytearray(), 0
+                out.append(token)
+            else:
+                data.append(int(match.group(1), 16))
+                count += 1
+        flush()
+        return out
+
+
+class Fuse(Decoder):
+    """All tokens joined into one."""
+
+    def decode_chain(self, tokens):
+        return ["".join(tokens)]
+
+
+class Replace(Decoder):
+    """Every match of ``pattern`` (a string or a :class:`~embertext.tokenizers.Regex`) in
+    each token replaced by ``content`` (``Replace("▁", " ")`` for SentencePiece BPE)."""
+
+    def __init__(self, pattern, content):
+        if isinstance(pattern, Regex):
+            self._compiled = pattern.compiled
+        elif isinstance(pattern, str) and pattern:
+            self._compiled = re.compile(re.escape(pattern))
+        else:
+            raise ValueError("Replace needs a non-empty string pattern or a Regex")
+        self.pattern = pattern
+        self.content = content
+
+    def decode_chain(self, tokens):
+        content = self.content
+        return [self._compiled.sub(lambda _: content, token) for token in tokens]
+
+    def to_dict(self):
+        pattern = ({"Regex": self.pattern.pattern} if isinstance(self.pattern, Regex)
+                   else {"String": self.pattern})
+        return {"type": "Replace", "pattern": pattern, "content": self.content}
+
+
+class Strip(Decoder):
+    """Up to ``left`` characters ``content`` taken off the start of each token and up to
+    ``right`` off its end."""
+
+    def __init__(self, content=" ", left=0, right=0):
+        self.content = content
+        self.left = left
+        self.right = right
+
+    def decode_chain(self, tokens):
+        out = []
+        for token in tokens:
+            start, stop = 0, len(token)
+            while start < min(self.left, len(token)) and token[start] == self.content:
+                start += 1
+            while (len(token) - stop < self.right and stop > start
+                   and token[stop - 1] == self.content):
+                stop -= 1
+            out.append(token[start:stop])
+        return out
+
+    def to_dict(self):
+        return {"type": "Strip", "content": self.content, "start": self.left,
+                "stop": self.right}
+
+
 class Sequence(Decoder):
     """Decoders applied one after another to the list of tokens."""
 
@@ -131,4 +237,16 @@ def from_dict(data):
                          data.get("split", True))
     if kind == "Sequence":
         return Sequence([from_dict(item) for item in data["decoders"]])
+    if kind == "BPEDecoder":
+        return BPEDecoder(data.get("suffix", "</w>"))
+    if kind == "ByteFallback":
+        return ByteFallback()
+    if kind == "Fuse":
+        return Fuse()
+    if kind == "Replace":
+        pattern = data["pattern"]
+        pattern = pattern["String"] if "String" in pattern else Regex(pattern["Regex"])
+        return Replace(pattern, data["content"])
+    if kind == "Strip":
+        return Strip(data.get("content", " "), data.get("start", 0), data.get("stop", 0))
     raise ValueError(f"unsupported decoder type in tokenizer.json: {kind!r}")

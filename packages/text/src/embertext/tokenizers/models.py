@@ -2,8 +2,11 @@
 (byte-level or character-level, GPT-2 / RoBERTa style) and WordPiece (BERT)."""
 
 import json
+import random
 
-__all__ = ["Model", "BPE", "WordPiece", "Unigram"]
+from embertext.tokenizers import _kernels, _unicode
+
+__all__ = ["Model", "BPE", "WordPiece", "WordLevel", "Unigram"]
 
 
 class Model:
@@ -16,6 +19,27 @@ class Model:
 
     def _rebuild_reverse(self):
         self.vocab_r = {index: token for token, index in self.vocab.items()}
+        self._reset()
+
+    def _reset(self):
+        """Forget what was compiled from the vocabulary (it changed)."""
+        self._compiled = None
+        self._plans = {}
+        self._cache = {}
+
+    def _tokens_by_id(self):
+        """id -> token, as a list (``None`` where no token has the id)."""
+        tokens = [None] * (max(self.vocab_r, default=-1) + 1)
+        for index, token in self.vocab_r.items():
+            tokens[index] = token
+        return tokens
+
+    def _plan(self, signature, build):
+        """The compiled pipeline of ``signature`` (made by ``build()`` the first time)."""
+        plan = self._plans.get(signature)
+        if plan is None:
+            plan = self._plans[signature] = build()
+        return plan
 
     def tokenize(self, word):
         raise TypeError(f"{type(self).__name__} does not tokenize")
@@ -63,9 +87,13 @@ class BPE(Model):
         fuse_unk (bool): one unknown token for a run of unknown characters.
         byte_fallback (bool): unknown characters as ``<0xXX>`` byte tokens.
         ignore_merges (bool): a word in the vocabulary is one token, merges or not.
-        dropout (float, optional): must be ``None`` or 0 (BPE-dropout is not supported).
+        dropout (float, optional): BPE-dropout (Provilkov et al., 2020): each merge is
+            skipped with this probability, a skipped merge coming back after the next merge
+            made. The random numbers come from Python's :mod:`random` (``random.seed`` makes
+            the tokens reproducible); words are not cached then.
 
-    Words are cached: a text repeats its words, and each is merged once.
+    Words are cached: a text repeats its words, and each is merged once. The merge loop is
+    compiled (``_kernels.BPEKernel``).
 
     Examples::
 
@@ -78,15 +106,15 @@ class BPE(Model):
                  end_of_word_suffix=None, fuse_unk=False, byte_fallback=False,
                  ignore_merges=False, dropout=None):
         super().__init__(vocab or {})
-        if dropout not in (None, 0, 0.0):
-            raise ValueError("BPE dropout is not supported: dropout must be None")
+        if dropout is not None and not 0.0 <= dropout <= 1.0:
+            raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
         self.end_of_word_suffix = end_of_word_suffix
         self.fuse_unk = fuse_unk
         self.byte_fallback = byte_fallback
         self.ignore_merges = ignore_merges
-        self.dropout = None
+        self.dropout = dropout
         self.merges = [tuple(merge) for merge in (merges or [])]
         self._prepare_merges()
 
@@ -102,7 +130,39 @@ class BPE(Model):
                 raise ValueError(f"merge ({a!r}, {b!r}): {merged!r} not in the vocab")
             ranks.setdefault((a, b), (rank, merged))
         self._ranks = ranks
-        self._cache = {}
+        self._reset()
+
+    def _kernel(self):
+        if self._compiled is None:
+            vocab = self.vocab
+            ordered = sorted(self._ranks.items(), key=lambda item: item[1][0])
+            self._compiled = _kernels.BPEKernel(
+                [(vocab[a], vocab[b], vocab[merged]) for (a, b), (_, merged) in ordered])
+        return self._compiled
+
+    def _byte_level_plan(self, pre_tokenizer, slots):
+        """The compiled byte-level pipeline (GPT-2's split, bytes, merges) for this model, or
+        ``None`` when the model is not a plain byte-level one."""
+        if self.dropout or self.continuing_subword_prefix or self.end_of_word_suffix:
+            return None
+        byte_char = _unicode.bytes_to_unicode()
+        byte_ids = [self.vocab.get(byte_char[b]) for b in range(256)]
+        if None in byte_ids:
+            return None
+
+        def build():
+            char_byte = _unicode.unicode_to_bytes()
+            raw_vocab = {}
+            for token, index in self.vocab.items():
+                if all(c in char_byte for c in token):
+                    raw_vocab.setdefault(bytes(char_byte[c] for c in token), index)
+            return _kernels.ByteLevelBPEPlan(
+                self._kernel(), byte_ids, raw_vocab, self._tokens_by_id(),
+                pre_tokenizer.add_prefix_space, pre_tokenizer.use_regex, self.ignore_merges,
+                slots)
+
+        return self._plan(("byte_level", bool(pre_tokenizer.add_prefix_space),
+                           bool(pre_tokenizer.use_regex), bool(self.ignore_merges)), build)
 
     @classmethod
     def read_file(cls, vocab, merges):
@@ -146,45 +206,28 @@ class BPE(Model):
                 symbols.append([unk, i, i + 1])
         return symbols
 
-    def _merge(self, symbols):
-        ranks = self._ranks
-        while len(symbols) > 1:
-            best = None
-            for i in range(len(symbols) - 1):
-                found = ranks.get((symbols[i][0], symbols[i + 1][0]))
-                if found is not None and (best is None or found[0] < best[0]):
-                    best = found
-                    pair = (symbols[i][0], symbols[i + 1][0])
-            if best is None:
-                break
-            merged = []
-            i = 0
-            n = len(symbols)
-            while i < n:
-                if i < n - 1 and symbols[i][0] == pair[0] and symbols[i + 1][0] == pair[1]:
-                    merged.append([best[1], symbols[i][1], symbols[i + 1][2]])
-                    i += 2
-                else:
-                    merged.append(symbols[i])
-                    i += 1
-            symbols = merged
-        return symbols
-
     def tokenize(self, word):
-        cached = self._cache.get(word)
-        if cached is not None:
-            return cached
-        if self.ignore_merges and word in self.vocab:
-            out = [(self.vocab[word], word, 0, len(word))]
+        dropout = self.dropout or 0.0
+        if not dropout:
+            cached = self._cache.get(word)
+            if cached is not None:
+                return cached
+        vocab = self.vocab
+        if self.ignore_merges and word in vocab:
+            out = [(vocab[word], word, 0, len(word))]
         else:
-            vocab = self.vocab
-            out = [(vocab[t], t, s, e) for t, s, e in self._merge(self._initial_symbols(word))]
-        if len(self._cache) < 100_000:
+            symbols = self._initial_symbols(word)
+            merged = self._kernel().merge_ids(
+                [vocab[t] for t, _, _ in symbols], [s for _, s, _ in symbols],
+                [e for _, _, e in symbols], dropout, random.getrandbits(64) if dropout else 0)
+            tokens = self.vocab_r
+            out = [(index, tokens[index], s, e) for index, s, e in merged]
+        if not dropout and len(self._cache) < 100_000:
             self._cache[word] = out
         return out
 
     def to_dict(self):
-        return {"type": "BPE", "dropout": None, "unk_token": self.unk_token,
+        return {"type": "BPE", "dropout": self.dropout, "unk_token": self.unk_token,
                 "continuing_subword_prefix": self.continuing_subword_prefix,
                 "end_of_word_suffix": self.end_of_word_suffix, "fuse_unk": self.fuse_unk,
                 "byte_fallback": self.byte_fallback, "ignore_merges": self.ignore_merges,
@@ -236,7 +279,23 @@ class WordPiece(Model):
         self.unk_token = unk_token
         self.max_input_chars_per_word = max_input_chars_per_word
         self.continuing_subword_prefix = continuing_subword_prefix
-        self._cache = {}
+
+    def _kernel(self):
+        if self._compiled is None:
+            self._compiled = _kernels.WordPieceKernel(
+                self.vocab, self.vocab.get(self.unk_token), self.continuing_subword_prefix,
+                self.max_input_chars_per_word)
+        return self._compiled
+
+    def _bert_plan(self, charmap, slots):
+        """The compiled BERT pipeline (normalizer map, pre-tokenizer, WordPiece), or ``None``
+        when the unknown token is not in the vocabulary."""
+        if self.unk_token not in self.vocab:
+            return None
+        return self._plan(("bert", id(charmap), self.unk_token, self.max_input_chars_per_word,
+                           self.continuing_subword_prefix),
+                          lambda: _kernels.BertPlan(self._kernel(), charmap,
+                                                    self._tokens_by_id(), slots))
 
     @classmethod
     def read_file(cls, vocab):
@@ -262,25 +321,11 @@ class WordPiece(Model):
         return out
 
     def _tokenize(self, word):
-        if len(word) > self.max_input_chars_per_word:
+        found = self._kernel().tokenize(word)
+        if found is None:
             return self._unknown(word)
-        vocab, prefix = self.vocab, self.continuing_subword_prefix
-        out = []
-        start = 0
-        n = len(word)
-        while start < n:
-            end = n
-            while end > start:
-                piece = word[start:end] if start == 0 else prefix + word[start:end]
-                index = vocab.get(piece)
-                if index is not None:
-                    out.append((index, piece, start, end))
-                    break
-                end -= 1
-            else:
-                return self._unknown(word)
-            start = end
-        return out
+        tokens = self.vocab_r
+        return [(index, tokens[index], start, end) for index, start, end in found]
 
     def to_dict(self):
         return {"type": "WordPiece", "unk_token": self.unk_token,
@@ -296,6 +341,62 @@ class WordPiece(Model):
         with open(path, "w", encoding="utf-8") as f:
             f.writelines(f"{token}\n" for token, _ in
                          sorted(self.vocab.items(), key=lambda item: item[1]))
+        return [path]
+
+
+class WordLevel(Model):
+    r"""One token a word: the word's id in the vocabulary, else ``unk_token``.
+
+    Args:
+        vocab (dict): token -> id.
+        unk_token (str, optional): the token of words not in the vocabulary; without it (or
+            when it is not in the vocabulary) an unknown word is an error.
+
+    Examples::
+
+        >>> model = WordLevel({"[UNK]": 0, "hello": 1}, unk_token="[UNK]")
+        >>> model.tokenize("hello"), model.tokenize("bye")
+        ([(1, 'hello', 0, 5)], [(0, '[UNK]', 0, 3)])
+    """
+
+    def __init__(self, vocab=None, unk_token=None):
+        super().__init__(vocab or {})
+        self.unk_token = unk_token
+
+    @classmethod
+    def read_file(cls, vocab):
+        """The vocabulary of a ``vocab.json``."""
+        with open(vocab, encoding="utf-8") as f:
+            return json.load(f)
+
+    @classmethod
+    def from_file(cls, vocab, unk_token=None):
+        """A WordLevel model from a ``vocab.json``."""
+        return cls(cls.read_file(vocab), unk_token=unk_token)
+
+    def tokenize(self, word):
+        index = self.vocab.get(word)
+        if index is not None:
+            return [(index, word, 0, len(word))]
+        unk = self.vocab.get(self.unk_token) if self.unk_token is not None else None
+        if unk is None:
+            raise ValueError(f"WordLevel: {word!r} is not in the vocabulary and the unknown "
+                             f"token {self.unk_token!r} is missing from it")
+        return [(unk, self.unk_token, 0, len(word))]
+
+    def to_dict(self):
+        return {"type": "WordLevel",
+                "vocab": dict(sorted(self.vocab.items(), key=lambda item: item[1])),
+                "unk_token": self.unk_token}
+
+    def save(self, folder, prefix=None):
+        """Write ``vocab.json`` (``prefix-vocab.json``) into ``folder``; returns its path."""
+        import os
+
+        path = os.path.join(folder, f"{prefix}-vocab.json" if prefix else "vocab.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(dict(sorted(self.vocab.items(), key=lambda item: item[1])), f,
+                      ensure_ascii=False)
         return [path]
 
 
@@ -327,49 +428,31 @@ class Unigram(Model):
             raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(pieces)})")
         self.unk_id = unk_id
         self.byte_fallback = byte_fallback
-        self._by_first = {}
-        for index, (piece, score) in enumerate(pieces):
-            if piece and self.vocab[piece] == index:
-                self._by_first.setdefault(piece[0], []).append((piece, index, score))
         scores = [score for _, score in pieces]
         self._unk_score = (min(scores) if scores else 0.0) - self._UNK_PENALTY
-        self._cache = {}
 
-    def _rebuild_reverse(self):
-        self.vocab_r = {index: token for token, index in self.vocab.items()}
+    def _kernel(self):
+        if self._compiled is None:
+            self._compiled = _kernels.UnigramKernel(
+                [(piece, index, score) for index, (piece, score) in enumerate(self.pieces)],
+                self._unk_score, self.unk_id is not None)
+        return self._compiled
 
     def _viterbi(self, word):
-        n = len(word)
-        best_score = [None] * (n + 1)
-        best_from = [None] * (n + 1)
-        best_score[0] = 0.0
-        for start in range(n):
-            base = best_score[start]
-            if base is None:
-                continue
-            single = False
-            for piece, index, score in self._by_first.get(word[start], ()):
-                if word.startswith(piece, start):
-                    end = start + len(piece)
-                    single = single or end == start + 1
-                    if best_score[end] is None or base + score > best_score[end]:
-                        best_score[end] = base + score
-                        best_from[end] = (start, index)
-            if not single:
-                if self.unk_id is None:
-                    raise ValueError(f"cannot tokenize {word!r} without an unknown token: "
-                                     f"{word[start]!r} is in no piece")
-                if best_score[start + 1] is None or base + self._unk_score > best_score[start + 1]:
-                    best_score[start + 1] = base + self._unk_score
-                    best_from[start + 1] = (start, None)
-        pieces = []
-        end = n
-        while end > 0:
-            start, index = best_from[end]
-            pieces.append((index, start, end))
-            end = start
-        pieces.reverse()
-        return pieces
+        """``(id or None, start, end)`` of the best segmentation (compiled:
+        ``_kernels.UnigramKernel``)."""
+        return self._kernel().segment(word)
+
+    def _metaspace_plan(self, pre_tokenizer, slots):
+        """The compiled Metaspace + Unigram pipeline."""
+        if len(pre_tokenizer.replacement) != 1:
+            return None
+        return self._plan(
+            ("metaspace", pre_tokenizer.replacement, pre_tokenizer.prepend_scheme,
+             bool(pre_tokenizer.split)),
+            lambda: _kernels.UnigramPlan(self._kernel(), pre_tokenizer.replacement,
+                                         pre_tokenizer.prepend_scheme, pre_tokenizer.split,
+                                         [piece for piece, _ in self.pieces], slots))
 
     def tokenize(self, word):
         cached = self._cache.get(word)
@@ -429,6 +512,8 @@ def from_dict(data):
         return WordPiece(data.get("vocab", {}), unk_token=data.get("unk_token", "[UNK]"),
                          max_input_chars_per_word=data.get("max_input_chars_per_word", 100),
                          continuing_subword_prefix=data.get("continuing_subword_prefix", "##"))
+    if kind == "WordLevel":
+        return WordLevel(data.get("vocab", {}), unk_token=data.get("unk_token"))
     if kind == "Unigram":
         return Unigram([tuple(item) for item in data.get("vocab", [])], data.get("unk_id"),
                        data.get("byte_fallback", False))

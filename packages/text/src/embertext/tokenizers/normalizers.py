@@ -1,10 +1,12 @@
 """Normalizers: text clean-up before pre-tokenization (the ``tokenizers.normalizers`` of
 Hugging Face), each keeping track of the original offsets."""
 
+import re
 import unicodedata
 
 from embertext.tokenizers import _unicode
 from embertext.tokenizers._piece import CharMap, Piece
+from embertext.tokenizers._regex import Regex
 
 __all__ = [
     "Normalizer",
@@ -179,33 +181,46 @@ class Strip(Normalizer):
 
 
 class Replace(Normalizer):
-    """Replace every occurrence of the string ``pattern`` by ``content``; the replacement
-    takes the span of what it replaces."""
+    """Replace every match of ``pattern`` (a string, or a
+    :class:`~embertext.tokenizers.Regex`) by ``content``; each character of the replacement
+    takes the span of the last character it replaces (as in Hugging Face `tokenizers`)."""
 
     def __init__(self, pattern, content):
-        if not isinstance(pattern, str) or not pattern:
-            raise ValueError("Replace needs a non-empty string pattern")
+        if isinstance(pattern, Regex):
+            self._compiled = pattern.compiled
+        elif isinstance(pattern, str) and pattern:
+            self._compiled = re.compile(re.escape(pattern))
+        else:
+            raise ValueError("Replace needs a non-empty string pattern or a Regex")
         self.pattern = pattern
         self.content = content
 
     def normalize(self, piece):
         text, align = [], []
-        i = 0
+        position = 0
         source = piece.text
-        while i < len(source):
-            if source.startswith(self.pattern, i):
-                span = piece.span(i, i + len(self.pattern))
-                text.append(self.content)
-                align.extend([span] * len(self.content))
-                i += len(self.pattern)
-            else:
+        for match in self._compiled.finditer(source):
+            start, end = match.span()
+            if start == end:
+                continue
+            for i in range(position, start):
                 text.append(source[i])
                 align.append(piece.span(i, i + 1))
-                i += 1
+            span = piece.span(end - 1, end)
+            text.append(self.content)
+            align.extend([span] * len(self.content))
+            position = end
+        if position == 0 and not text:
+            return piece
+        for i in range(position, len(source)):
+            text.append(source[i])
+            align.append(piece.span(i, i + 1))
         return Piece("".join(text), align)
 
     def to_dict(self):
-        return {"type": "Replace", "pattern": {"String": self.pattern}, "content": self.content}
+        pattern = ({"Regex": self.pattern.pattern} if isinstance(self.pattern, Regex)
+                   else {"String": self.pattern})
+        return {"type": "Replace", "pattern": pattern, "content": self.content}
 
 
 class Prepend(Normalizer):
@@ -368,9 +383,8 @@ def from_dict(data):
         return Strip(data.get("strip_left", True), data.get("strip_right", True))
     if kind == "Replace":
         pattern = data["pattern"]
-        if "String" not in pattern:
-            raise ValueError(f"Replace normalizers with a regex pattern are not supported: {data}")
-        return Replace(pattern["String"], data["content"])
+        pattern = pattern["String"] if "String" in pattern else Regex(pattern["Regex"])
+        return Replace(pattern, data["content"])
     if kind == "Prepend":
         return Prepend(data["prepend"])
     if kind == "Precompiled":

@@ -3,8 +3,9 @@ Hugging Face); a model then splits each word into tokens."""
 
 import re
 
-from embertext.tokenizers import _unicode
+from embertext.tokenizers import _kernels, _unicode
 from embertext.tokenizers._piece import Piece
+from embertext.tokenizers._regex import Regex
 
 __all__ = [
     "PreTokenizer",
@@ -15,6 +16,8 @@ __all__ = [
     "Punctuation",
     "Digits",
     "Metaspace",
+    "CharDelimiterSplit",
+    "Split",
     "Sequence",
 ]
 
@@ -67,33 +70,6 @@ def _split_chars(piece, is_delimiter, behavior):
     return [piece.slice(a, b) for a, b in out if b > a]
 
 
-def _split_matches(piece, pattern, behavior):
-    """Split ``piece`` at the matches of a compiled regex."""
-    text = piece.text
-    bounds = []
-    start = 0
-    for match in pattern.finditer(text):
-        a, b = match.span()
-        if a == b:
-            continue
-        if behavior == "removed":
-            bounds.append((start, a))
-        elif behavior == "merged_with_previous":
-            bounds.append((start, b))
-            start = b
-            continue
-        elif behavior == "merged_with_next":
-            bounds.append((start, a))
-            start = a
-            continue
-        else:
-            bounds.append((start, a))
-            bounds.append((a, b))
-        start = b
-    bounds.append((start, len(text)))
-    return [piece.slice(a, b) for a, b in bounds if b > a]
-
-
 class ByteLevel(PreTokenizer):
     r"""GPT-2's byte-level pre-tokenization: a space before the text (``add_prefix_space``,
     unless there is one), a split by GPT-2's regex (``use_regex``), then every byte of the
@@ -124,8 +100,8 @@ class ByteLevel(PreTokenizer):
         # prefixed before the split.
         if prefix and (text[0] == "'" or _unicode.is_whitespace(text[0]) or not self.use_regex):
             piece, prefix = piece.prepend(" "), False
-        words = (_split_matches(piece, _unicode.gpt2_pattern(), "isolated") if self.use_regex
-                 else [piece])
+        words = ([piece.slice(a, b) for a, b in _kernels.split_gpt2(piece.text)]
+                 if self.use_regex else [piece])
         if prefix and words:
             words[0] = words[0].prepend(" ")
         return [_to_byte_chars(word) for word in words]
@@ -213,11 +189,19 @@ class BertPreTokenizer(PreTokenizer):
 
 class Whitespace(PreTokenizer):
     r"""Split into runs of word characters and runs of other non-space characters
-    (``\w+|[^\w\s]+``)."""
+    (``\w+|[^\w\s]+``, with the ``\w`` of Hugging Face's Rust regex: letters, marks, decimal
+    digits, connectors; not the other numbers such as "²" that :mod:`re` counts)."""
 
-    _pattern = re.compile(r"\w+|[^\w\s]+")
+    _pattern = None
 
     def pre_tokenize(self, piece):
+        if Whitespace._pattern is None:
+            from embertext.tokenizers._regex import ranges
+
+            other, marks = ranges("No"), ranges("M") + "\u200c\u200d"
+            space = _unicode._WHITESPACE_CLASS
+            Whitespace._pattern = re.compile(
+                rf"(?:[^\W{other}]|[{marks}])+|(?:[^\w{space}{marks}]|[{other}])+")
         return [piece.slice(*m.span()) for m in self._pattern.finditer(piece.text)]
 
 
@@ -292,6 +276,104 @@ class Metaspace(PreTokenizer):
                 "prepend_scheme": self.prepend_scheme, "split": self.split}
 
 
+class CharDelimiterSplit(PreTokenizer):
+    """Split at every ``delimiter`` character, which is removed."""
+
+    def __init__(self, delimiter):
+        if not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise ValueError(f"the delimiter must be one character, got {delimiter!r}")
+        self.delimiter = delimiter
+
+    def pre_tokenize(self, piece):
+        return _split_chars(piece, lambda char: char == self.delimiter, "removed")
+
+    def to_dict(self):
+        return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
+
+
+def _apply_behavior(parts, behavior):
+    """Hugging Face's split behaviours on ``((start, end), is_match)`` parts: the spans of
+    the words."""
+    if behavior == "removed":
+        return [span for span, is_match in parts if not is_match]
+    if behavior == "isolated":
+        return [span for span, _ in parts]
+    out = []
+    previous = False
+    if behavior == "contiguous":
+        for span, is_match in parts:
+            if out and is_match == previous:
+                out[-1] = (out[-1][0], span[1])
+            else:
+                out.append(span)
+            previous = is_match
+        return out
+    if behavior == "merged_with_previous":
+        for span, is_match in parts:
+            if is_match and not previous and out:
+                out[-1] = (out[-1][0], span[1])
+            else:
+                out.append(span)
+            previous = is_match
+        return out
+    for span, is_match in reversed(parts):  # merged_with_next
+        if is_match and not previous and out:
+            out[-1] = (span[0], out[-1][1])
+        else:
+            out.append(span)
+        previous = is_match
+    out.reverse()
+    return out
+
+
+class Split(PreTokenizer):
+    r"""Split at the matches of ``pattern`` (a string, or a :class:`~embertext.tokenizers.Regex`),
+    which are kept as ``behavior`` says (``"removed"``, ``"isolated"``,
+    ``"merged_with_previous"``, ``"merged_with_next"``, ``"contiguous"``); with ``invert``
+    the matches are the words and what lies between them the delimiters.
+
+    Examples::
+
+        >>> Split(Regex(r"\d+"), "isolated").pre_tokenize_str("ab12cd")
+        [('ab', (0, 2)), ('12', (2, 4)), ('cd', (4, 6))]
+    """
+
+    def __init__(self, pattern, behavior, invert=False):
+        if behavior not in _BEHAVIORS:
+            raise ValueError(f"behavior must be one of {_BEHAVIORS}, got {behavior!r}")
+        if isinstance(pattern, str):
+            self._compiled = re.compile(re.escape(pattern))
+        elif isinstance(pattern, Regex):
+            self._compiled = pattern.compiled
+        else:
+            raise TypeError(f"pattern must be a str or a Regex, got {type(pattern).__name__}")
+        self.pattern = pattern
+        self.behavior = behavior
+        self.invert = invert
+
+    def pre_tokenize(self, piece):
+        text = piece.text
+        parts = []
+        previous = 0
+        for match in self._compiled.finditer(text):
+            start, end = match.span()
+            if start == end:
+                continue
+            if start > previous:
+                parts.append(((previous, start), self.invert))
+            parts.append(((start, end), not self.invert))
+            previous = end
+        if previous < len(text):
+            parts.append(((previous, len(text)), self.invert))
+        return [piece.slice(a, b) for a, b in _apply_behavior(parts, self.behavior) if b > a]
+
+    def to_dict(self):
+        pattern = ({"String": self.pattern} if isinstance(self.pattern, str)
+                   else {"Regex": self.pattern.pattern})
+        return {"type": "Split", "pattern": pattern, "behavior": _behavior_name(self.behavior),
+                "invert": self.invert}
+
+
 class Sequence(PreTokenizer):
     """Pre-tokenizers applied one after another, each to the words of the one before."""
 
@@ -330,6 +412,13 @@ def from_dict(data):
         return Punctuation(_behavior_from_name(data.get("behavior", "Isolated")))
     if kind == "Digits":
         return Digits(data.get("individual_digits", False))
+    if kind == "CharDelimiterSplit":
+        return CharDelimiterSplit(data["delimiter"])
+    if kind == "Split":
+        pattern = data["pattern"]
+        pattern = pattern["String"] if "String" in pattern else Regex(pattern["Regex"])
+        return Split(pattern, _behavior_from_name(data.get("behavior", "Isolated")),
+                     data.get("invert", False))
     if kind == "Metaspace":
         return Metaspace(data.get("replacement", "\u2581"), data.get("prepend_scheme", "always"),
                          data.get("split", True))

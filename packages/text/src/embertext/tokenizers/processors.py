@@ -4,7 +4,7 @@ trimming (the ``tokenizers.processors`` of Hugging Face)."""
 from embertext.tokenizers import _unicode
 
 __all__ = ["PostProcessor", "BertProcessing", "RobertaProcessing", "ByteLevel",
-           "TemplateProcessing"]
+           "TemplateProcessing", "Sequence"]
 
 # The byte-level space and real whitespace (in added tokens that took it with lstrip).
 _TRIMMED = _unicode.bytes_to_unicode()[ord(" ")] + "".join(sorted(_unicode.WHITESPACE))
@@ -33,8 +33,24 @@ def _special(token, index, type_id=0):
                     word_ids=[None], sequence_ids=[None])
 
 
+def _wrap(encoding, first, last):
+    """``first + encoding + last`` for one sequence, ``first`` and ``last`` ``(token, id)``
+    special tokens of type id 0 (the common case, without the merge of Encoding objects)."""
+    from embertext.tokenizers._encoding import Encoding
+
+    return Encoding([first[1], *encoding.ids, last[1]], [first[0], *encoding.tokens, last[0]],
+                    [(0, 0), *encoding.offsets, (0, 0)], [0, *encoding.type_ids, 0],
+                    [1, *encoding.attention_mask, 1], [1, *encoding.special_tokens_mask, 1],
+                    [None, *encoding.word_ids, None], [None, *encoding.sequence_ids, None]
+                    )
+
+
 def trim_byte_level_offsets(encoding, add_prefix_space):
-    """Leave the byte-level spaces at the ends of tokens out of their offsets."""
+    """Leave the byte-level spaces at the ends of tokens out of their offsets (once: the
+    compiled byte-level pipeline may have done it already)."""
+    if encoding._trimmed:
+        return
+    encoding._trimmed = True
     offsets = encoding.offsets
     trimmed = _TRIMMED
     for i, token in enumerate(encoding.tokens):
@@ -74,6 +90,8 @@ class BertProcessing(PostProcessor):
 
         if not add_special_tokens:
             return super().process(encoding, pair)
+        if pair is None:
+            return _wrap(encoding, self.cls, self.sep)
         parts = [_special(*self.cls), encoding, _special(*self.sep)]
         if pair is not None:
             pair.type_ids = [1] * len(pair)
@@ -105,6 +123,8 @@ class RobertaProcessing(PostProcessor):
                 trim_byte_level_offsets(part, self.add_prefix_space)
         if not add_special_tokens:
             return super().process(encoding, pair)
+        if pair is None:
+            return _wrap(encoding, self.cls, self.sep)
         parts = [_special(*self.cls), encoding, _special(*self.sep)]
         if pair is not None:
             parts += [_special(*self.sep), pair, _special(*self.sep)]

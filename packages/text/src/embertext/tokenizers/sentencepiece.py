@@ -2,8 +2,9 @@
 package: the protobuf, the precompiled normalization map and Unigram segmentation (with byte
 fallback), giving the ids and pieces sentencepiece gives."""
 
-import math
 import struct
+
+from embertext.tokenizers import _kernels
 
 __all__ = ["SentencePieceProcessor"]
 
@@ -182,13 +183,12 @@ class SentencePieceProcessor:
         self._escape_whitespaces = bool(normalizer.get(5, 1))
         scores = [s for _, s, k in pieces if k == NORMAL]
         self._unk_score = (min(scores) if scores else 0.0) - _UNK_PENALTY
-        # Pieces that segmentation may use, by first character, longest first.
-        self._by_first = {}
-        self._max_length = 1
-        for i, (piece, score, kind) in enumerate(pieces):
-            if kind in (NORMAL, USER_DEFINED) and piece:
-                self._by_first.setdefault(piece[0], []).append((piece, i, score, kind))
-                self._max_length = max(self._max_length, len(piece))
+        # The pieces that segmentation may use (user-defined ones score 0), for the compiled
+        # Viterbi search.
+        self._kernel = _kernels.UnigramKernel(
+            [(piece, i, 0.0 if kind == USER_DEFINED else score)
+             for i, (piece, score, kind) in enumerate(pieces)
+             if kind in (NORMAL, USER_DEFINED) and piece], self._unk_score, True)
         self._cache = {}
 
     # -- normalization ------------------------------------------------------------------
@@ -237,34 +237,9 @@ class SentencePieceProcessor:
 
     def _segment(self, text):
         """Viterbi over the pieces: the (piece, id) list of highest total score."""
-        n = len(text)
-        best = [(-math.inf, None)] * (n + 1)  # score, (start, id, piece)
-        best[0] = (0.0, None)
-        for start in range(n):
-            base = best[start][0]
-            if base == -math.inf:
-                continue
-            matched_one = False
-            for piece, index, score, kind in self._by_first.get(text[start], ()):
-                end = start + len(piece)
-                if text.startswith(piece, start):
-                    if end == start + 1:
-                        matched_one = True
-                    total = base + (0.0 if kind == USER_DEFINED else score)
-                    if total > best[end][0]:
-                        best[end] = (total, (start, index, piece))
-            if not matched_one:
-                total = base + self._unk_score
-                if total > best[start + 1][0]:
-                    best[start + 1] = (total, (start, self._unk_id, text[start]))
-        out = []
-        end = n
-        while end > 0:
-            start, index, piece = best[end][1]
-            out.append((piece, index))
-            end = start
-        out.reverse()
-        return out
+        pieces, unk = self._pieces, self._unk_id
+        return [(pieces[index][0], index) if index is not None else (text[start:end], unk)
+                for index, start, end in self._kernel.segment(text)]
 
     def _encode_word(self, text):
         cached = self._cache.get(text)

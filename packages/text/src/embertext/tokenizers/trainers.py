@@ -6,7 +6,7 @@ import heapq
 
 from embertext.tokenizers import models
 
-__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer"]
+__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer", "WordLevelTrainer"]
 
 
 class Trainer:
@@ -231,8 +231,52 @@ class WordPieceTrainer(Trainer):
         model._cache = {}
 
 
+class WordLevelTrainer(Trainer):
+    r"""Learn a WordLevel vocabulary: the special tokens, then the words seen at least
+    ``min_frequency`` times, most frequent first (equal counts in code-point order), up to
+    ``vocab_size`` tokens.
+
+    Args:
+        vocab_size (int): the size of the vocabulary, special tokens included.
+        min_frequency (int): words seen fewer times are left out.
+        show_progress (bool): kept for Hugging Face's signature (training is one pass).
+        special_tokens (list of str): tokens given the first ids.
+
+    Examples::
+
+        >>> tokenizer = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+        >>> tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+        >>> tokenizer.train_from_iterator(texts, WordLevelTrainer(special_tokens=["[UNK]"]))
+    """
+
+    def __init__(self, vocab_size=30000, min_frequency=0, show_progress=True,
+                 special_tokens=()):
+        if vocab_size < 0:
+            raise ValueError(f"vocab_size must be non-negative, got {vocab_size}")
+        self.vocab_size = vocab_size
+        self.min_frequency = min_frequency
+        self.show_progress = show_progress
+        self.special_tokens = [getattr(t, "content", t) for t in special_tokens]
+
+    def train(self, model, word_counts):
+        """Train ``model`` (a :class:`~embertext.tokenizers.models.WordLevel`) in place."""
+        vocab = {}
+        for token in self.special_tokens:
+            vocab.setdefault(token, len(vocab))
+        ordered = sorted(word_counts.items(), key=lambda item: (-item[1], item[0]))
+        for word, count in ordered:
+            if len(vocab) >= self.vocab_size:
+                break
+            if count >= self.min_frequency and word not in vocab:
+                vocab[word] = len(vocab)
+        model.vocab = vocab
+        model._rebuild_reverse()
+
+
 def trainer_for(model):
     """The default trainer of a model."""
+    if isinstance(model, models.WordLevel):
+        return WordLevelTrainer()
     if isinstance(model, models.WordPiece):
         return WordPieceTrainer()
     if isinstance(model, models.BPE):
