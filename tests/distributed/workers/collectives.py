@@ -393,6 +393,13 @@ for bad in (dict(group_size=0), dict(group_size=3 if N == 2 else 5)):
         checks += 1
     else:
         raise AssertionError(f"new_subgroups({bad}) did not raise")
+# DistributedSampler reads the world size and the rank from the default group
+from ember.utils.data.distributed import DistributedSampler  # noqa: E402
+
+sampler = DistributedSampler(range(10), shuffle=False)
+assert sampler.num_replicas == N and sampler.rank == R
+assert list(sampler) == list(DistributedSampler(range(10), N, R, shuffle=False))
+checks += 1
 dist.destroy_process_group(pair)
 print(f"CHECKED {checks} rank {R}", flush=True)
 dist.destroy_process_group()
