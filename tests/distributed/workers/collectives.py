@@ -393,6 +393,24 @@ for bad in (dict(group_size=0), dict(group_size=3 if N == 2 else 5)):
         checks += 1
     else:
         raise AssertionError(f"new_subgroups({bad}) did not raise")
+# -- TORCH_DISTRIBUTED_DEBUG=DETAIL: mismatched collectives raise instead of mixing data ------
+dist.set_debug_level(dist.DebugLevel.DETAIL)
+t = ember.ones(4)
+dist.all_reduce(t)
+close(as_np(t), np.full(4, N, np.float32), "float32", "DETAIL all_reduce")
+try:
+    dist.all_reduce(ember.ones(4 + R))
+except RuntimeError as e:
+    assert "Detected mismatch between collectives" in str(e), str(e)
+    checks += 1
+else:
+    raise AssertionError("mismatched all_reduce sizes passed the DETAIL check")
+dist.set_debug_level("OFF")
+with dist.record_comm("grad sync"):
+    work = dist.all_reduce(ember.ones(2), async_op=True)
+assert "grad sync (all_reduce)" in repr(work), repr(work)
+work.wait()
+
 # DistributedSampler reads the world size and the rank from the default group
 from ember.utils.data.distributed import DistributedSampler  # noqa: E402
 
