@@ -311,7 +311,7 @@ def _parse_init_method(init_method: str, rank: int, world_size: int) -> tuple[in
 def init_process_group(backend: str | None = None, init_method: str | None = None,
                        timeout: timedelta | None = None, world_size: int = -1, rank: int = -1,
                        store=None, group_name: str = "", pg_options=None, device_id=None,
-                       ) -> None:
+                       _ranks: list[int] | None = None) -> None:
     """Initialize the default process group: the ranks that mpiexec started.
 
     Args:
@@ -369,6 +369,9 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if rank >= 0 and rank != mpi_rank:
         raise ValueError(f"rank is {rank} but this process is rank {mpi_rank} of MPI's "
                          f"world{launch}")
+    if _ranks is not None and list(_ranks) != list(range(mpi_size)):
+        raise ValueError(f"_ranks={list(_ranks)}: the default group of ember's MPI backend is "
+                         "every rank MPI started; make smaller groups with new_group")
     comm = world.Dup()
     comm.Set_errhandler(MPI.ERRORS_RETURN)
     _mpi.start_notices(world, mpi_rank)
