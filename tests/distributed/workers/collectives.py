@@ -373,6 +373,11 @@ else:
         warnings.simplefilter("always")
         assert dist.all_reduce(ember.zeros(1), group=pair) is None
     assert "does not belong to the given group" in str(caught[0].message)
+if R < 2:   # made by its members only
+    local = dist.new_group([0, 1], use_local_synchronization=True)
+    t = ember.full((1,), float(R + 1))
+    dist.all_reduce(t, group=local)
+    close(as_np(t), np.full(1, 3, np.float32), "float32", "locally synchronized group")
 mine, subgroups = dist.new_subgroups(group_size=2)
 assert len(subgroups) == N // 2 and dist.get_world_size(mine) == 2
 assert dist.get_process_group_ranks(mine) == [R - R % 2, R - R % 2 + 1]

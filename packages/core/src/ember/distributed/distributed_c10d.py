@@ -18,12 +18,14 @@ import os
 import time
 import warnings
 from datetime import timedelta
+from typing import NewType
 
 from ember.distributed import _mpi
 from ember.distributed._types import Backend, BackendConfig, DistBackendError, default_pg_timeout
 
 __all__ = [
-    "ProcessGroup", "GroupMember", "group", "init_process_group", "destroy_process_group",
+    "ProcessGroup", "GroupMember", "GroupName", "group", "init_process_group",
+    "destroy_process_group",
     "is_initialized", "is_available", "is_mpi_available", "is_gloo_available",
     "is_nccl_available", "is_ucc_available", "is_xccl_available", "is_backend_available",
     "is_torchelastic_launched", "get_rank", "get_world_size", "get_backend",
@@ -35,6 +37,8 @@ __all__ = [
 
 # ---------------------------------------------------------------------------
 # process groups
+
+GroupName = NewType("GroupName", str)
 
 class ProcessGroup:
     """A group of ranks that run collectives together: an MPI communicator.
@@ -567,6 +571,25 @@ def _split(ranks_of_groups: list[list[int]], timeout, backend, desc) -> list:
     return out
 
 
+def _create_local(ranks: list[int], timeout, backend, desc):
+    """A group made by its members only (MPI_Comm_create_group): the other ranks do not
+    call new_group."""
+    pg = _default_group()
+    pg._check_usable()
+    _world.group_count += 1
+    me = pg.rank()
+    if me not in ranks:
+        return GroupMember.NON_GROUP_MEMBER
+    mpi_group = pg._comm.Get_group().Incl(ranks)
+    comm = pg._comm.Create_group(mpi_group, tag=_world.group_count % 32000)
+    mpi_group.Free()
+    new = ProcessGroup(comm, ranks, str(backend or pg._backend),
+                       pg._timeout if timeout is None else timeout,
+                       str(_world.group_count - 1), desc or "undefined")
+    _world.groups.append(new)
+    return new
+
+
 def _check_ranks(ranks, world_size: int, sort: bool) -> list[int]:
     ranks = list(ranks)
     for r in ranks:
@@ -591,8 +614,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
         backend (str, optional): the new group's backend name (default: the default
             group's); ``'mpi'`` or ``'gloo'``.
         pg_options: backend options; unused.
-        use_local_synchronization (bool): accepted for PyTorch programs; ember's ranks all
-            take part in the split either way, so all must call.
+        use_local_synchronization (bool): only the members call new_group (the others
+            need not); otherwise every rank of the default group calls it.
         group_desc (str, optional): a description of the group.
         device_id: unused (CPU).
         sort_ranks (bool): order the group's ranks by global rank (default True).
@@ -614,6 +637,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     if timeout is not None and not isinstance(timeout, timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got "
                         f"{type(timeout)}")
+    if use_local_synchronization:
+        return _create_local(ranks, timeout, backend, group_desc)
     return _split([ranks], timeout, backend, group_desc)[0]
 
 
