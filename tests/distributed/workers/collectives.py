@@ -348,6 +348,25 @@ else:
 dist.barrier()
 checks += 1
 
+# -- ProcessGroup's own methods ---------------------------------------------------------------
+pg = dist.group.WORLD
+a, b = ember.ones(3) * (R + 1), ember.ones(2) * (R + 1)
+work = pg.allreduce([a, b], dist.AllreduceOptions())
+assert work.wait()
+close(as_np(a), np.full(3, N * (N + 1) / 2, np.float32), "float32", "pg.allreduce list")
+close(as_np(b), np.full(2, N * (N + 1) / 2, np.float32), "float32", "pg.allreduce list")
+pg.allreduce(a, dist.ReduceOp.MAX).wait()
+close(as_np(a), np.full(3, N * (N + 1) / 2, np.float32), "float32", "pg.allreduce max")
+c = ember.full((2,), float(R))
+pg.broadcast([c], N - 1).wait()
+close(as_np(c), np.full(2, N - 1, np.float32), "float32", "pg.broadcast")
+outs = [ember.zeros(1) for _ in range(N)]
+pg.allgather([outs], [ember.full((1,), float(R))]).wait()
+close(np.concatenate([as_np(o) for o in outs]), np.arange(N, dtype=np.float32), "float32",
+      "pg.allgather")
+pg.barrier().wait()
+assert pg.rank() == R and pg.size() == N and pg.name() == "gloo"
+
 # -- groups ----------------------------------------------------------------------------------
 assert dist.is_initialized() and dist.get_backend() == "gloo"
 assert dist.group.WORLD is dist.GroupMember.WORLD

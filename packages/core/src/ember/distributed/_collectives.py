@@ -229,6 +229,16 @@ def _allreduce_arrays(pg, tensors, op, name, MPI) -> Work:
     return Work(pg, name, requests, finish_all, tensors)
 
 
+def all_reduce_coalesced_work(tensors, op, pg) -> Work:
+    """Start an all-reduce of several tensors in the group ``pg``; returns its Work."""
+    _check_tensor_list(tensors, "tensors")
+    op = as_red_op(op)
+    if any(t.is_complex() for t in tensors) and not supports_complex(op):
+        raise ValueError(f"all_reduce does not support {op} on complex tensors")
+    MPI = _start(pg, "allreduce", *tensors)
+    return _allreduce_arrays(pg, tensors, op, "allreduce", MPI)
+
+
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """:func:`all_reduce` of each tensor of a list, as one operation.
 

@@ -20,7 +20,7 @@ import warnings
 from datetime import timedelta
 from typing import NewType
 
-from ember.distributed import _mpi
+from ember.distributed import _mpi, _types
 from ember.distributed._types import Backend, BackendConfig, DistBackendError, default_pg_timeout
 
 __all__ = [
@@ -97,6 +97,58 @@ class ProcessGroup:
     def __repr__(self) -> str:
         return f"<ember.distributed.ProcessGroup {self._name} ranks={self._ranks}>"
 
+    # -- PyTorch's methods of a group: one or a list of tensors, ranks of the group,
+    # -- an options struct or the operator itself; each returns a Work ---------------
+    def allreduce(self, tensors, opts=None):
+        """All-reduce ``tensors`` (a tensor or a list) in this group; ``opts`` is an
+        AllreduceOptions or a ReduceOp. Returns a Work."""
+        from ember.distributed._collectives import all_reduce_coalesced_work
+
+        op = getattr(opts, "reduceOp", opts if opts is not None else _types.ReduceOp.SUM)
+        return all_reduce_coalesced_work(_as_list(tensors), op, self)
+
+    def broadcast(self, tensors, opts=None):
+        """Broadcast ``tensors`` from the group rank ``opts`` (an int or BroadcastOptions'
+        rootRank). Returns a Work."""
+        from ember.distributed._collectives import broadcast
+
+        root = getattr(opts, "rootRank", opts if opts is not None else 0)
+        works = [broadcast(t, group=self, group_src=root, async_op=True)
+                 for t in _as_list(tensors)]
+        return _joined(self, "broadcast", works)
+
+    def barrier(self, opts=None):
+        """A barrier of this group. Returns a Work."""
+        from ember.distributed._collectives import barrier
+
+        return barrier(group=self, async_op=True)
+
+    def allgather(self, output_tensors, input_tensors, opts=None):
+        """All-gather: ``output_tensors[i]`` (a list per input) receives every rank's
+        ``input_tensors[i]``. Returns a Work."""
+        from ember.distributed._collectives import all_gather
+
+        if not isinstance(input_tensors, list):
+            output_tensors, input_tensors = [output_tensors], [input_tensors]
+        works = [all_gather(out, t, group=self, async_op=True)
+                 for out, t in zip(output_tensors, input_tensors)]
+        return _joined(self, "allgather", works)
+
+    def send(self, tensors, dstRank: int, tag: int = 0):
+        """Send ``tensors`` to the group rank ``dstRank``. Returns a Work."""
+        from ember.distributed._collectives import isend
+
+        return _joined(self, "send", [isend(t, group=self, tag=tag, group_dst=dstRank)
+                                      for t in _as_list(tensors)])
+
+    def recv(self, tensors, srcRank: int, tag: int = 0):
+        """Receive into ``tensors`` from the group rank ``srcRank``. Returns a Work."""
+        from ember.distributed._collectives import irecv
+
+        return _joined(self, "recv", [irecv(t, group=self, tag=tag, group_src=srcRank)
+                                      for t in _as_list(tensors)])
+
+
     # -- for the collectives -----------------------------------------------------------
     def _deadline(self, timeout=None) -> float | None:
         t = self._timeout if timeout is None else timeout
@@ -125,6 +177,24 @@ class ProcessGroup:
                 comm.Free()
             except Exception:  # noqa: BLE001 - a broken communicator is dropped anyway
                 pass
+
+
+def _as_list(tensors) -> list:
+    return list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+
+
+def _joined(pg, name: str, works: list):
+    """One Work for several: it completes when all of them have."""
+    from ember.distributed._work import Work
+
+    if len(works) == 1:
+        return works[0]
+    requests = [r for w in works for r in w._requests]
+
+    def finish(_w):
+        for w in works:
+            w._complete()
+    return Work(pg, name, requests, finish, [t for w in works for t in w._outputs])
 
 
 class _WorldMeta(type):
