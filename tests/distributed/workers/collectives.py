@@ -443,6 +443,24 @@ with dist.record_comm("grad sync"):
 assert "grad sync (all_reduce)" in repr(work), repr(work)
 work.wait()
 
+# -- DeviceMesh -----------------------------------------------------------------------------
+mesh = dist.init_device_mesh("cpu", (N // 2, 2), mesh_dim_names=("dp", "tp"))
+assert mesh.shape == (N // 2, 2) and mesh.ndim == 2 and mesh.size() == N
+assert mesh.get_coordinate() == (R // 2, R % 2) and mesh.get_rank() == R
+assert mesh.get_local_rank("tp") == R % 2 and mesh.get_local_rank(0) == R // 2
+assert dist.get_process_group_ranks(mesh.get_group("tp")) == [R - R % 2, R - R % 2 + 1]
+assert dist.get_process_group_ranks(mesh.get_group("dp")) == list(range(R % 2, N, 2))
+t = ember.full((1,), float(R))
+dist.all_reduce(t, group=mesh.get_group("dp"))
+close(as_np(t), np.full(1, sum(range(R % 2, N, 2)), np.float32), "float32", "mesh dp group")
+assert mesh.mesh.tolist() == np.arange(N).reshape(N // 2, 2).tolist()
+try:
+    mesh.get_group("pp")
+except KeyError:
+    checks += 1
+flat = dist.DeviceMesh.from_group(dist.group.WORLD, "cpu")
+assert flat.size() == N and dist.get_world_size(flat.get_group()) == N
+
 # DistributedSampler reads the world size and the rank from the default group
 from ember.utils.data.distributed import DistributedSampler  # noqa: E402
 

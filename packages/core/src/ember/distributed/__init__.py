@@ -32,6 +32,7 @@ from ember.distributed._store import __all__ as _stores
 from ember.distributed._types import *  # noqa: F403
 from ember.distributed._types import __all__ as _types_all
 from ember.distributed._work import Work
+from ember.distributed.device_mesh import DeviceMesh, init_device_mesh
 from ember.distributed.distributed_c10d import *  # noqa: F403
 from ember.distributed.distributed_c10d import __all__ as _c10d_all
 
@@ -41,4 +42,4 @@ for _name in [*_collectives_all, *_objects_all, *_types_all, *_stores, *_debug_a
 del _name
 
 __all__ = [*_c10d_all, *_collectives_all, *_objects_all, *_types_all, *_stores, *_debug_all,
-           "Work"]
+           "Work", "DeviceMesh", "init_device_mesh"]
