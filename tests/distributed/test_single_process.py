@@ -108,10 +108,23 @@ def test_world_of_one():
     proc = _python("""
         from datetime import timedelta
         import ember, ember.distributed as dist
+        import os
         try:
             dist.init_process_group("gloo", world_size=2)
         except ValueError as e:
             print("MISMATCH", e)
+        os.environ.update(RANK="3", WORLD_SIZE="1")
+        try:
+            dist.init_process_group("gloo", init_method="env://")
+        except ValueError as e:
+            print("ENVRANK", e)
+        os.environ["RANK"] = "0"
+        os.environ["MASTER_PORT"] = "http"
+        try:
+            dist.init_process_group("gloo", init_method="env://")
+        except ValueError as e:
+            print("PORT", e)
+        del os.environ["RANK"], os.environ["WORLD_SIZE"], os.environ["MASTER_PORT"]
         dist.init_process_group("mpi", timeout=timedelta(seconds=20))
         assert dist.get_rank() == 0 and dist.get_world_size() == 1
         assert dist.get_backend() == "mpi"
@@ -137,6 +150,8 @@ def test_world_of_one():
     assert "OK" in proc.stdout, proc.stdout + proc.stderr
     assert "MISMATCH world_size is 2 but MPI started 1 process" in proc.stdout
     assert "mpiexec" in proc.stdout
+    assert "ENVRANK rank is 3 but this process is rank 0" in proc.stdout
+    assert "PORT" in proc.stdout and "MASTER_PORT must be an integer" in proc.stdout
     assert "TWICE trying to initialize the default process group twice!" in proc.stdout
 
 
