@@ -27,6 +27,7 @@ DTYPES = {
     "int64": (ember.int64, np.int64), "int32": (ember.int32, np.int32),
     "int8": (ember.int8, np.int8), "uint8": (ember.uint8, np.uint8),
     "bool": (ember.bool, np.bool_), "complex64": (ember.complex64, np.complex64),
+    "float8_e4m3fn": (ember.float8_e4m3fn, ml_dtypes.float8_e4m3fn),
 }
 OPS = [ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX,
        ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR]
@@ -72,7 +73,7 @@ def expected_reduce(arrs, op, name: str) -> np.ndarray:
                  ReduceOp.BXOR: np.logical_xor}
         return table[op].reduce(np.stack(arrs))
     wide = np.stack([a.astype(np.complex128 if name == "complex64" else
-                              np.float64 if a.dtype.kind == "f" or name == "bfloat16" else
+                              np.float64 if a.dtype.kind == "f" or "float" in name else
                               np.int64) for a in arrs])
     if op in (ReduceOp.SUM, ReduceOp.AVG):
         out = wide.sum(0)
@@ -98,7 +99,7 @@ def close(got: np.ndarray, want: np.ndarray, name: str, what: str) -> None:
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
     tol = {"float16": 5e-3, "bfloat16": 3e-2, "float32": 1e-5, "complex64": 1e-5,
-           "float64": 1e-12}.get(name)
+           "float64": 1e-12, "float8_e4m3fn": 0.25}.get(name)
     if tol is None:
         assert np.array_equal(got, want), f"{what}: {got} != {want}"
     else:
