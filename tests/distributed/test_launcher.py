@@ -101,3 +101,43 @@ def test_bootstrap_environment_from_launchers():
                             "SLURM_NTASKS_PER_NODE": "2(x2)"})
     assert env["RANK"] == "3" and env["LOCAL_WORLD_SIZE"] == "2" and env["GROUP_RANK"] == "1"
     assert rank_environment({})["WORLD_SIZE"] == "1"
+
+
+def test_sigterm_reaches_the_ranks(tmp_path):
+    require_mpi()
+    import signal
+
+    script = tmp_path / "sleeper.py"
+    script.write_text("import os, time\nprint('READY', os.getpid(), flush=True)\n"
+                      "time.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "ember.distributed.run",
+                             "--nproc-per-node", "2", str(script)], stdout=subprocess.PIPE,
+                            text=True, env=clean_env())
+    pids = []
+    try:
+        while len(pids) < 2:
+            line = proc.stdout.readline()
+            assert line, "the launcher ended before its ranks started"
+            if line.startswith("READY"):
+                pids.append(int(line.split()[1]))
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code != 0 and time.monotonic() - start < 60
+    deadline = time.monotonic() + 20
+    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_running(pid) for pid in pids)      # the ranks are gone too
+
+
+def _running(pid: int) -> bool:
+    """True if the process exists and is not a zombie (an unreaped, finished process)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            state = next(line for line in f if line.startswith("State:"))
+    except (FileNotFoundError, StopIteration):
+        return False
+    return "Z" not in state.split()[1]
