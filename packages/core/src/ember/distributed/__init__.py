@@ -27,19 +27,23 @@ from ember.distributed._debug import *  # noqa: F403
 from ember.distributed._debug import __all__ as _debug_all
 from ember.distributed._object_collectives import *  # noqa: F403
 from ember.distributed._object_collectives import __all__ as _objects_all
+from ember.distributed._p2p import *  # noqa: F403
+from ember.distributed._p2p import __all__ as _p2p_all
 from ember.distributed._store import *  # noqa: F403
 from ember.distributed._store import __all__ as _stores
 from ember.distributed._types import *  # noqa: F403
 from ember.distributed._types import __all__ as _types_all
-from ember.distributed._work import Work
+from ember.distributed._work import Work  # noqa: F401 - in __all__ (_moved)
 from ember.distributed.device_mesh import DeviceMesh, init_device_mesh
 from ember.distributed.distributed_c10d import *  # noqa: F403
 from ember.distributed.distributed_c10d import __all__ as _c10d_all
 
 # PyTorch's module path: torch.distributed.distributed_c10d.all_reduce & co.
-for _name in [*_collectives_all, *_objects_all, *_types_all, *_stores, *_debug_all, "Work"]:
+_moved = [*_collectives_all, *_p2p_all, *_objects_all, *_types_all, *_stores, *_debug_all,
+          "Work"]
+for _name in _moved:
     setattr(distributed_c10d, _name, globals()[_name])
 del _name
 
-__all__ = [*_c10d_all, *_collectives_all, *_objects_all, *_types_all, *_stores, *_debug_all,
-           "Work", "DeviceMesh", "init_device_mesh"]
+__all__ = [*_c10d_all, *_moved, "DeviceMesh", "init_device_mesh"]
+del _moved
