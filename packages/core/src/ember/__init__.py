@@ -114,7 +114,8 @@ __all__ += ["distributions", "fft", "linalg", "nn", "optim", "serialization", "s
 def __getattr__(name):
     # ember.multiprocessing loads on first use (it registers the shared-memory tensor
     # reducer with multiprocessing's pickler; ember.utils.data imports it too).
-    if name in ("multiprocessing", "testing"):  # ember.testing: as torch.testing, on use
+    # ember.distributed and ember.futures load on use too (torch imports them eagerly)
+    if name in ("multiprocessing", "testing", "distributed", "futures"):
         import importlib
 
         return importlib.import_module(f"ember.{name}")

@@ -1,0 +1,39 @@
+"""Distributed communication (torch.distributed) on MPI.
+
+ember's CPU backend is MPI (Open MPI through mpi4py: ``pip install 'ember[distributed]'``);
+``backend='gloo'``, the name PyTorch programs use for the CPU, runs on it too. The ranks are
+the processes that the launcher started::
+
+    python -m ember.distributed.run --nproc-per-node 2 train.py
+
+and every operation waits at most the group's timeout (``init_process_group(timeout=...)``)
+before it raises :class:`DistBackendError`; a rank that dies of an exception makes the ranks
+waiting for it raise at once. See docs/distributed.md.
+
+Example::
+
+    >>> import ember.distributed as dist
+    >>> dist.init_process_group("gloo")
+    >>> t = ember.ones(3) * dist.get_rank()
+    >>> dist.all_reduce(t)
+"""
+
+from __future__ import annotations
+
+from ember.distributed import distributed_c10d
+from ember.distributed._collectives import *  # noqa: F403
+from ember.distributed._collectives import __all__ as _collectives_all
+from ember.distributed._object_collectives import *  # noqa: F403
+from ember.distributed._object_collectives import __all__ as _objects_all
+from ember.distributed._types import *  # noqa: F403
+from ember.distributed._types import __all__ as _types_all
+from ember.distributed._work import Work
+from ember.distributed.distributed_c10d import *  # noqa: F403
+from ember.distributed.distributed_c10d import __all__ as _c10d_all
+
+# PyTorch's module path: torch.distributed.distributed_c10d.all_reduce & co.
+for _name in [*_collectives_all, *_objects_all, *_types_all, "Work"]:
+    setattr(distributed_c10d, _name, globals()[_name])
+del _name
+
+__all__ = [*_c10d_all, *_collectives_all, *_objects_all, *_types_all, "Work"]
