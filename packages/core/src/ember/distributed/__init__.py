@@ -23,6 +23,7 @@ from __future__ import annotations
 from ember.distributed import distributed_c10d
 from ember.distributed._collectives import *  # noqa: F403
 from ember.distributed._collectives import __all__ as _collectives_all
+from ember.distributed._grad_bucket import GradBucket  # DDP's comm hooks (dist-ddp)
 from ember.distributed._object_collectives import *  # noqa: F403
 from ember.distributed._object_collectives import __all__ as _objects_all
 from ember.distributed._types import *  # noqa: F403
@@ -37,3 +38,4 @@ for _name in [*_collectives_all, *_objects_all, *_types_all, "Work"]:
 del _name
 
 __all__ = [*_c10d_all, *_collectives_all, *_objects_all, *_types_all, "Work"]
+__all__ += ["GradBucket"]  # DDP's comm hooks (dist-ddp)
