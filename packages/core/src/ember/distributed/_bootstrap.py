@@ -62,11 +62,17 @@ def main(argv=None) -> None:
     if no_python:
         os.execvp(target, [target, *rest])
     sys.argv = [target, *rest]
-    if module:
-        runpy.run_module(target, run_name="__main__", alter_sys=True)
-    else:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
-        runpy.run_path(target, run_name="__main__")
+    try:
+        if module:
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+        else:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
+            runpy.run_path(target, run_name="__main__")
+    except SystemExit as e:
+        # sys.exit(non-zero) while other ranks may wait for this one: tell them
+        if e.code not in (None, 0) and "ember.distributed._mpi" in sys.modules:
+            sys.modules["ember.distributed._mpi"].report_exit(e.code)
+        raise
 
 
 if __name__ == "__main__":

@@ -817,6 +817,7 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks: bool = False):
         for req in pending.values():
             req.Cancel()
         pg._aborted = f"monitored_barrier failed ({msg})"
+        _mpi.mark_broken()
         raise DistBackendError(msg)
     Work(pg, "monitored_barrier (releasing the ranks)",
          [pg._comm.Isend([token, MPI.BYTE], r, _MONITOR_TAG) for r in range(1, n)]).wait(timeout)

@@ -9,13 +9,14 @@ deadline, failure notices between ranks, and the MPI datatype and operator of ea
 # exception sends one to every other rank before it exits (``excepthook``), so the ranks
 # waiting for it raise DistBackendError naming the failed rank and its error at once instead
 # of at their timeout. A rank killed outright (a signal, os._exit) sends nothing: mpiexec then
-# ends the job, and ranks still waiting time out.
+# ends the job, and ranks still waiting time out. After a failure or a timeout a process
+# leaves without MPI_Finalize, which would wait for the rank that never comes.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
-import os
 import sys
 import time
 
@@ -34,7 +35,8 @@ _MPI = None
 _FAILURE_TAG = 32001
 
 # the world's control communicator (failure notices) and the first failure heard of
-_state = {"ctrl": None, "failure": None, "previous_hook": None, "world_rank": 0}
+_state = {"ctrl": None, "failure": None, "previous_hook": None, "world_rank": 0,
+          "broken": False}
 
 
 def mpi4py_available() -> bool:
@@ -49,12 +51,50 @@ def load_mpi():
         try:
             import mpi4py
 
-            mpi4py.rc.initialize = True
+            ours = "mpi4py.MPI" not in sys.modules
+            if ours:
+                mpi4py.rc.finalize = False    # _finalize_at_exit decides
             from mpi4py import MPI
         except (ImportError, RuntimeError, OSError) as e:
             raise RuntimeError(f"{INSTALL_HINT} ({type(e).__name__}: {e})") from e
         _MPI = MPI
+        if ours:
+            atexit.register(_finalize_at_exit)
     return _MPI
+
+
+def _finalize_at_exit() -> None:
+    # MPI_Finalize waits for every rank; after a timeout or a failure some rank never comes,
+    # so this process leaves without it (its exit code unchanged) and mpiexec ends the job.
+    # Before it, the ranks meet in a barrier that gives way to a failure notice: a rank
+    # that leaves early waits there for the others instead of inside MPI_Finalize.
+    if _state["broken"] or _MPI.Is_finalized():
+        return
+    ctrl = _state["ctrl"]
+    if ctrl is not None:
+        try:
+            req = ctrl.Ibarrier()
+            while not req.Test():
+                if _state["failure"] is not None or ctrl.Iprobe(_MPI.ANY_SOURCE,
+                                                                _FAILURE_TAG):
+                    return
+                time.sleep(1e-3)
+        except _MPI.Exception:
+            return
+    _MPI.Finalize()
+
+
+def report_exit(code) -> None:
+    """This rank is leaving with a non-zero exit code: tell the others (and skip
+    MPI_Finalize)."""
+    if _state["ctrl"] is not None and not _state["broken"]:
+        notify_failure(f"exited with code {code}")
+        mark_broken()
+
+
+def mark_broken() -> None:
+    """Record that an operation failed or timed out: no MPI_Finalize at exit."""
+    _state["broken"] = True
 
 
 # ---------------------------------------------------------------------------
@@ -89,15 +129,14 @@ def _excepthook(etype, value, tb) -> None:
     previous(etype, value, tb)
     if _state["ctrl"] is None:
         return
-    notify_failure(f"{etype.__name__}: {value}")
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - exiting regardless
-            pass
-    # MPI_Finalize (mpi4py's atexit handler) would wait for the ranks that are still waiting
-    # for this one: leave without it, so that mpiexec sees the failure and ends the job.
-    os._exit(1)
+    if _state["failure"] is not None:
+        # this rank fails because another one did: let that rank's exit (and exit code)
+        # reach mpiexec first
+        time.sleep(0.5)
+    else:
+        notify_failure(f"{etype.__name__}: {value}")
+    # MPI_Finalize would wait for the ranks that are still waiting for this one
+    mark_broken()
 
 
 def notify_failure(message: str, grace: float = 2.0) -> None:
@@ -131,6 +170,7 @@ def check_failures() -> None:
         ctrl.Recv([buf, MPI.BYTE], status.Get_source(), _FAILURE_TAG)
         _state["failure"] = (status.Get_source(), buf.tobytes().decode("utf-8", "replace"))
     source, message = _state["failure"]
+    mark_broken()
     raise DistBackendError(f"rank {source} failed ({message}); the ranks waiting for it stop "
                            "here")
 
@@ -153,11 +193,13 @@ def wait(requests: list, deadline: float | None, describe, statuses=None) -> Non
             if testall(requests, statuses):
                 return
         except MPI.Exception as e:
+            mark_broken()
             raise DistBackendError(f"{describe()} failed in MPI: {e}") from e
         spins += 1
         if spins % 32 == 0:
             check_failures()
             if deadline is not None and time.monotonic() > deadline:
+                mark_broken()
                 raise DistBackendError(f"{describe()} timed out: a rank of the group may have "
                                        "stopped, failed, or never joined this operation")
         if spins > 256:
