@@ -181,6 +181,8 @@ def ddp_unused_without_find_unused_raises():
     ember.manual_seed(0)
     ddp = DDP(Branchy().double())
     x = ember.randn(2, 4, dtype=ember.float64)
+    ddp(x)
+    ddp(x)                           # forwards that no backward follows: no error
     ddp(x).sum().backward()          # self.never got no gradient
     try:
         ddp(x)
@@ -218,6 +220,8 @@ def ddp_buffers_broadcast():
     m2.scale.fill_(float(rank() + 10))
     ddp2(ember.ones(1, 3)).sum().backward()
     assert m2.scale.tolist() == [float(rank() + 10)] * 3
+    assert ddp.will_sync_module_buffers() and not ddp2.will_sync_module_buffers()
+    assert ddp.broadcast_buffers is True and ddp2.broadcast_buffers is False
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         DDP(WithBuffer(), broadcast_buffers=False)
@@ -282,6 +286,28 @@ def ddp_join_uneven_inputs():
         opt_ref.step()
     for p, q in zip(ddp.module.parameters(), ref.parameters()):
         assert_close(p, q, 1e-12, "parameters after uneven training")
+    # divide_by_initial_world_size=False: the average over the ranks still training
+    ref2 = net(seed=3)
+    ddp3 = DDP(net(seed=3 + rank()))
+    opt3 = ember.optim.SGD(ddp3.parameters(), lr=0.1)
+    opt_ref2 = ember.optim.SGD(ref2.parameters(), lr=0.1)
+    with ddp3.join(divide_by_initial_world_size=False):
+        for s in range(steps[rank()]):
+            x, y = batch(B, seed=100 * rank() + s)
+            opt3.zero_grad()
+            ((ddp3(x) - y) ** 2).mean().backward()
+            opt3.step()
+    for s in range(max(steps)):
+        opt_ref2.zero_grad()
+        active = [r for r in range(W) if s < steps[r]]
+        total = 0
+        for r in active:
+            x, y = batch(B, seed=100 * r + s)
+            total = total + ((ref2(x) - y) ** 2).mean()
+        (total / len(active)).backward()
+        opt_ref2.step()
+    for p, q in zip(ddp3.module.parameters(), ref2.parameters()):
+        assert_close(p, q, 1e-12, "parameters, divided by the ranks still training")
     # throw_on_early_termination: every rank raises once one runs out
     ddp2 = DDP(net(seed=0))
     try:

@@ -162,6 +162,7 @@ class Reducer:
         self.names = names
         self.group = group
         self.world_size = group.size()
+        self.div_factor = self.world_size   # Join may lower it to the ranks still training
         self.rank = group.rank()
         self.bucket_bytes_cap = bucket_bytes_cap
         self.first_bucket_bytes_cap = first_bucket_bytes_cap
@@ -250,7 +251,6 @@ class Reducer:
         the unused parameters from ``outputs`` when ``find_unused_parameters``."""
         self._reset_iteration()
         self.expect_hooks = True
-        self.require_finalize = True
         self.unfinished_indices = None
         if self.static_graph:
             self.unused = list(self.static_unused)
@@ -283,6 +283,9 @@ class Reducer:
         if self.ready[index]:
             raise RuntimeError(_READY_TWICE.format(index=index, name=self.names[index]))
         self.ready[index] = True
+        # as PyTorch: from the first ready gradient on, the reduction must finish before
+        # the next forward (a forward that no backward follows is no error)
+        self.require_finalize = True
         if not self.has_rebuilt_buckets:
             self.rebuilt_order.append(index)
         bucket, pos = self.locate[index]
@@ -294,7 +297,7 @@ class Reducer:
                 view.zero_()
             elif self.gradient_as_bucket_view and grad is view:
                 if self.comm_hook is None:
-                    view.mul_(1.0 / self.world_size)
+                    view.mul_(1.0 / self.div_factor)
             else:
                 if grad.shape != view.shape:
                     raise RuntimeError(f"DDP: the gradient of parameter {self.names[index]} "
@@ -302,7 +305,7 @@ class Reducer:
                                        f"{tuple(view.shape)}")
                 view.copy_(grad)
                 if self.comm_hook is None:
-                    view.mul_(1.0 / self.world_size)
+                    view.mul_(1.0 / self.div_factor)
                 if self.gradient_as_bucket_view:
                     param.grad = view
         bucket.pending -= 1

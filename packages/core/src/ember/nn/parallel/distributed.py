@@ -62,7 +62,7 @@ class _DDPJoinHook(JoinHook):
         ddp = self.ddp
         reducer = ddp.reducer
         reducer.rebuild_buckets()
-        if ddp._will_sync_module_buffers():
+        if ddp.will_sync_module_buffers():
             src = ddp._find_common_rank(ddp._distributed_rank, False)
             ddp._sync_module_buffers(src)
         should_sync = ddp._check_global_requires_backward_grad_sync(is_joined_rank=True)
@@ -306,7 +306,17 @@ class DistributedDataParallel(Module, Joinable):
         self.reducer.static_graph = True
 
     # -- forward ----------------------------------------------------------------------
-    def _will_sync_module_buffers(self) -> bool:
+    @property
+    def broadcast_buffers(self) -> bool:
+        """Deprecated spelling of :attr:`forward_sync_buffers`."""
+        return self.forward_sync_buffers
+
+    @broadcast_buffers.setter
+    def broadcast_buffers(self, value: bool) -> None:
+        self.forward_sync_buffers = value
+
+    def will_sync_module_buffers(self) -> bool:
+        """True if the next forward broadcasts the buffers from rank 0."""
         return (self.require_forward_param_sync and self.forward_sync_buffers
                 and len(self.modules_buffers) > 0)
 
@@ -364,15 +374,15 @@ class DistributedDataParallel(Module, Joinable):
         if grad_sync:
             self.reducer.prepare_for_forward()
         work = Join.notify_join_context(self)
+        self.reducer.div_factor = self.reducer.world_size
         if work is not None:
             work.wait()
             if not self._divide_by_initial_world_size:
-                active = work.result()[0].item() if hasattr(work, "result") else None
-                if active:
-                    self.reducer.div_factor = active
+                # average over the ranks still training (the notify all_reduce counts them)
+                self.reducer.div_factor = int(work.result()[0].item())
         if is_grad_enabled() and self.reducer.rebuild_buckets():
             self._has_rebuilt_buckets = True
-        if self._will_sync_module_buffers():
+        if self.will_sync_module_buffers():
             self._sync_buffers()
         if self._join_config.enable:
             self._check_global_requires_backward_grad_sync(is_joined_rank=False)
@@ -404,6 +414,12 @@ class DistributedDataParallel(Module, Joinable):
         from ember.nn.parallel.scatter_gather import scatter_kwargs
 
         return scatter_kwargs(inputs, kwargs, device_ids, dim=self.dim)
+
+    def to_kwargs(self, inputs, kwargs, device_id):
+        """``inputs`` and ``kwargs`` moved to GPU ``device_id`` (kept for PyTorch's API)."""
+        from ember.nn.parallel.scatter_gather import scatter_kwargs
+
+        return scatter_kwargs(inputs, kwargs, [device_id], self.dim)
 
     def gather(self, outputs, output_device):
         from ember.nn.parallel.scatter_gather import gather
