@@ -12,6 +12,7 @@ import copy
 import json
 import os
 import sys
+import time
 import traceback
 import warnings
 from datetime import timedelta
@@ -437,14 +438,17 @@ def checkpoint_load_other_world_size():
 def main():
     out, names = sys.argv[1], sys.argv[3:]
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
-    results = {}
+    results, seconds = {}, {}
     for name in names:
+        start = time.perf_counter()
         try:
             CHECKS[name]()
             results[name] = "ok"
         except Exception:  # noqa: BLE001 - reported to the test
             results[name] = traceback.format_exc()
         dist.barrier()
+        seconds[name] = round(time.perf_counter() - start, 3)
+    results["_seconds"] = seconds
     with open(os.path.join(out, f"{rank()}.json"), "w") as f:
         json.dump(results, f)
     dist.destroy_process_group()
