@@ -352,8 +352,11 @@ def test_distributed_sampler():
     assert list(s) != e0 and len(s) == 5
     with pytest.raises(ValueError, match="Invalid rank 3"):
         DistributedSampler(range(10), 3, 3)
-    if not hasattr(ember, "distributed"):
+    if not ember.distributed.is_available():
         with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
+            DistributedSampler(range(10))
+    elif not ember.distributed.is_initialized():
+        with pytest.raises(ValueError, match="Default process group has not been initialized"):
             DistributedSampler(range(10))
 
 

@@ -138,3 +138,42 @@ def test_world_of_one():
     assert "MISMATCH world_size is 2 but MPI started 1 process" in proc.stdout
     assert "mpiexec" in proc.stdout
     assert "TWICE trying to initialize the default process group twice!" in proc.stdout
+
+
+def test_debug_level(monkeypatch):
+    monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "detail")
+    dist.set_debug_level_from_env()
+    assert dist.get_debug_level() == dist.DebugLevel.DETAIL
+    dist.set_debug_level(dist.DebugLevel.OFF)
+    assert dist.get_debug_level() == dist.DebugLevel.OFF
+    with pytest.raises(ValueError, match="OFF, INFO, or DETAIL"):
+        dist.set_debug_level("LOUD")
+
+
+def test_rendezvous(tmp_path):
+    store, rank, size = next(dist.rendezvous(f"file://{tmp_path}/rdzv?rank=0&world_size=1"))
+    assert isinstance(store, dist.FileStore) and (rank, size) == (0, 1)
+    with pytest.raises(ValueError, match="rank parameter missing"):
+        next(dist.rendezvous(f"file://{tmp_path}/x"))
+    with pytest.raises(RuntimeError, match="No rendezvous handler for tcp://"):
+        dist.rendezvous("tcp://127.0.0.1:1234")
+    with pytest.raises(RuntimeError, match="must be an integer"):
+        dist.rendezvous("file:///x", rank="0")
+
+    def handler(url, **kwargs):
+        yield dist.HashStore(), kwargs["rank"], kwargs["world_size"]
+    dist.register_rendezvous_handler("mine", handler)
+    assert next(dist.rendezvous("mine://", 3, 4))[1:] == (3, 4)
+    with pytest.raises(RuntimeError, match="already registered"):
+        dist.register_rendezvous_handler("mine", handler)
+
+
+def test_record_comm_names_the_work():
+    from ember.distributed._debug import comm_name
+
+    assert comm_name() is None
+    with dist.record_comm("outer"):
+        with dist.record_comm("inner"):
+            assert comm_name() == "inner"
+        assert comm_name() == "outer"
+    assert comm_name() is None

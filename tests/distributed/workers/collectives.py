@@ -348,6 +348,25 @@ else:
 dist.barrier()
 checks += 1
 
+# -- ProcessGroup's own methods ---------------------------------------------------------------
+pg = dist.group.WORLD
+a, b = ember.ones(3) * (R + 1), ember.ones(2) * (R + 1)
+work = pg.allreduce([a, b], dist.AllreduceOptions())
+assert work.wait()
+close(as_np(a), np.full(3, N * (N + 1) / 2, np.float32), "float32", "pg.allreduce list")
+close(as_np(b), np.full(2, N * (N + 1) / 2, np.float32), "float32", "pg.allreduce list")
+pg.allreduce(a, dist.ReduceOp.MAX).wait()
+close(as_np(a), np.full(3, N * (N + 1) / 2, np.float32), "float32", "pg.allreduce max")
+c = ember.full((2,), float(R))
+pg.broadcast([c], N - 1).wait()
+close(as_np(c), np.full(2, N - 1, np.float32), "float32", "pg.broadcast")
+outs = [ember.zeros(1) for _ in range(N)]
+pg.allgather([outs], [ember.full((1,), float(R))]).wait()
+close(np.concatenate([as_np(o) for o in outs]), np.arange(N, dtype=np.float32), "float32",
+      "pg.allgather")
+pg.barrier().wait()
+assert pg.rank() == R and pg.size() == N and pg.name() == "gloo"
+
 # -- groups ----------------------------------------------------------------------------------
 assert dist.is_initialized() and dist.get_backend() == "gloo"
 assert dist.group.WORLD is dist.GroupMember.WORLD
@@ -373,6 +392,11 @@ else:
         warnings.simplefilter("always")
         assert dist.all_reduce(ember.zeros(1), group=pair) is None
     assert "does not belong to the given group" in str(caught[0].message)
+if R < 2:   # made by its members only
+    local = dist.new_group([0, 1], use_local_synchronization=True)
+    t = ember.full((1,), float(R + 1))
+    dist.all_reduce(t, group=local)
+    close(as_np(t), np.full(1, 3, np.float32), "float32", "locally synchronized group")
 mine, subgroups = dist.new_subgroups(group_size=2)
 assert len(subgroups) == N // 2 and dist.get_world_size(mine) == 2
 assert dist.get_process_group_ranks(mine) == [R - R % 2, R - R % 2 + 1]
@@ -393,6 +417,31 @@ for bad in (dict(group_size=0), dict(group_size=3 if N == 2 else 5)):
         checks += 1
     else:
         raise AssertionError(f"new_subgroups({bad}) did not raise")
+# -- TORCH_DISTRIBUTED_DEBUG=DETAIL: mismatched collectives raise instead of mixing data ------
+dist.set_debug_level(dist.DebugLevel.DETAIL)
+t = ember.ones(4)
+dist.all_reduce(t)
+close(as_np(t), np.full(4, N, np.float32), "float32", "DETAIL all_reduce")
+try:
+    dist.all_reduce(ember.ones(4 + R))
+except RuntimeError as e:
+    assert "Detected mismatch between collectives" in str(e), str(e)
+    checks += 1
+else:
+    raise AssertionError("mismatched all_reduce sizes passed the DETAIL check")
+dist.set_debug_level("OFF")
+with dist.record_comm("grad sync"):
+    work = dist.all_reduce(ember.ones(2), async_op=True)
+assert "grad sync (all_reduce)" in repr(work), repr(work)
+work.wait()
+
+# DistributedSampler reads the world size and the rank from the default group
+from ember.utils.data.distributed import DistributedSampler  # noqa: E402
+
+sampler = DistributedSampler(range(10), shuffle=False)
+assert sampler.num_replicas == N and sampler.rank == R
+assert list(sampler) == list(DistributedSampler(range(10), N, R, shuffle=False))
+checks += 1
 dist.destroy_process_group(pair)
 print(f"CHECKED {checks} rank {R}", flush=True)
 dist.destroy_process_group()

@@ -23,9 +23,13 @@ from __future__ import annotations
 from ember.distributed import distributed_c10d
 from ember.distributed._collectives import *  # noqa: F403
 from ember.distributed._collectives import __all__ as _collectives_all
+from ember.distributed._debug import *  # noqa: F403
+from ember.distributed._debug import __all__ as _debug_all
 from ember.distributed._grad_bucket import GradBucket  # DDP's comm hooks (dist-ddp)
 from ember.distributed._object_collectives import *  # noqa: F403
 from ember.distributed._object_collectives import __all__ as _objects_all
+from ember.distributed._store import *  # noqa: F403
+from ember.distributed._store import __all__ as _stores
 from ember.distributed._types import *  # noqa: F403
 from ember.distributed._types import __all__ as _types_all
 from ember.distributed._work import Work
@@ -33,9 +37,10 @@ from ember.distributed.distributed_c10d import *  # noqa: F403
 from ember.distributed.distributed_c10d import __all__ as _c10d_all
 
 # PyTorch's module path: torch.distributed.distributed_c10d.all_reduce & co.
-for _name in [*_collectives_all, *_objects_all, *_types_all, "Work"]:
+for _name in [*_collectives_all, *_objects_all, *_types_all, *_stores, *_debug_all, "Work"]:
     setattr(distributed_c10d, _name, globals()[_name])
 del _name
 
-__all__ = [*_c10d_all, *_collectives_all, *_objects_all, *_types_all, "Work"]
+__all__ = [*_c10d_all, *_collectives_all, *_objects_all, *_types_all, *_stores, *_debug_all,
+           "Work"]
 __all__ += ["GradBucket"]  # DDP's comm hooks (dist-ddp)

@@ -10,10 +10,13 @@ bytes and reduced with NumPy in rank order, so every rank computes the same bits
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from ember.distributed import _mpi
-from ember.distributed._types import ReduceOp, as_red_op
+from ember.distributed._debug import get_debug_level
+from ember.distributed._types import DebugLevel, ReduceOp, as_red_op
 from ember.distributed._work import Work
 from ember.distributed.distributed_c10d import (
     _not_in_group,
@@ -85,10 +88,29 @@ def _group_rank(pg, global_rank, group_rank, what: str) -> int:
     return get_group_rank(pg, global_rank)
 
 
-def _start(pg, op_name: str):
+def _start(pg, op_name: str, *tensors, sizes: bool = True):
+    """Check the group is usable and, at DebugLevel.DETAIL, that every rank calls the same
+    collective on the same dtypes (and sizes, where they must agree); returns mpi4py.MPI."""
     pg._check_usable()
     _mpi.check_failures()
-    return _mpi.load_mpi()
+    MPI = _mpi.load_mpi()
+    if tensors and get_debug_level() == DebugLevel.DETAIL:
+        _check_consistency(pg, op_name, tensors, sizes, MPI)
+    return MPI
+
+
+def _check_consistency(pg, op_name: str, tensors, sizes: bool, MPI) -> None:
+    what = f"{op_name} " + ", ".join(
+        f"{t.dtype}" + (f"[{t.numel()}]" if sizes else "") for t in tensors)
+    mine = np.frombuffer(hashlib.sha1(what.encode()).digest()[:8], np.int64).copy()
+    every = np.empty(pg.size(), np.int64)
+    Work(pg, f"{op_name} (DETAIL consistency check)",
+         [pg._comm.Iallgather([mine, MPI.INT64_T], [every, MPI.INT64_T])]).wait()
+    differ = [r for r in range(pg.size()) if every[r] != mine[0]]
+    if differ:
+        raise RuntimeError(f"Detected mismatch between collectives on ranks: rank "
+                           f"{pg.rank()} runs {what}, ranks {differ} of the group run "
+                           "something else (TORCH_DISTRIBUTED_DEBUG=DETAIL)")
 
 
 def _run(work: Work, async_op: bool):
@@ -166,7 +188,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
         return None
     pg = _resolve(group)
     op = _reduction(op, tensor, "all_reduce")
-    MPI = _start(pg, "all_reduce")
+    MPI = _start(pg, "all_reduce", tensor)
     work = _allreduce_arrays(pg, [tensor], op, "all_reduce", MPI)
     return _run(work, async_op)
 
@@ -207,6 +229,16 @@ def _allreduce_arrays(pg, tensors, op, name, MPI) -> Work:
     return Work(pg, name, requests, finish_all, tensors)
 
 
+def all_reduce_coalesced_work(tensors, op, pg) -> Work:
+    """Start an all-reduce of several tensors in the group ``pg``; returns its Work."""
+    _check_tensor_list(tensors, "tensors")
+    op = as_red_op(op)
+    if any(t.is_complex() for t in tensors) and not supports_complex(op):
+        raise ValueError(f"all_reduce does not support {op} on complex tensors")
+    MPI = _start(pg, "allreduce", *tensors)
+    return _allreduce_arrays(pg, tensors, op, "allreduce", MPI)
+
+
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """:func:`all_reduce` of each tensor of a list, as one operation.
 
@@ -230,7 +262,7 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op: bool = 
     op = as_red_op(op)
     if any(t.is_complex() for t in tensors) and not supports_complex(op):
         raise ValueError(f"all_reduce does not support {op} on complex tensors")
-    MPI = _start(pg, "all_reduce_coalesced")
+    MPI = _start(pg, "all_reduce_coalesced", *tensors)
     return _run(_allreduce_arrays(pg, tensors, op, "all_reduce_coalesced", MPI), async_op)
 
 
@@ -254,7 +286,7 @@ def reduce(tensor, dst: int | None = None, op=ReduceOp.SUM, group=None,
     pg = _resolve(group)
     root = _group_rank(pg, dst, group_dst, "destination")
     op = _reduction(op, tensor, "reduce")
-    MPI = _start(pg, "reduce")
+    MPI = _start(pg, "reduce", tensor)
     dtype = tensor._data.dtype
     _mpi.check_op(op, dtype, pg.name())
     n, me = pg.size(), pg.rank()
@@ -355,7 +387,7 @@ def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=F
 
 def _reduce_scatter(pg, output, send: np.ndarray, counts: list[int], op, name) -> Work:
     op = _reduction(op, output, name)
-    MPI = _start(pg, name)
+    MPI = _start(pg, name, output, sizes=name != "reduce_scatter")
     dtype = output._data.dtype
     _mpi.check_op(op, dtype, pg.name())
     n, me = pg.size(), pg.rank()
@@ -406,7 +438,7 @@ def broadcast(tensor, src: int | None = None, group=None, async_op: bool = False
         return None
     pg = _resolve(group)
     root = _group_rank(pg, src, group_src, "source")
-    MPI = _start(pg, "broadcast")
+    MPI = _start(pg, "broadcast", tensor)
     buf, _ = _buffer(tensor)
     req = pg._comm.Ibcast([_bytes(buf), MPI.BYTE], root)
     me = pg.rank()
@@ -457,7 +489,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         raise ValueError(f"all_gather: tensor_list[{pg.rank()}] has "
                          f"{tensor_list[pg.rank()].numel()} elements but tensor has "
                          f"{tensor.numel()}")
-    MPI = _start(pg, "all_gather")
+    MPI = _start(pg, "all_gather", tensor, sizes=False)
     isz = tensor._data.dtype.itemsize
     parts = [np.empty(t.numel() * isz, np.uint8) for t in tensor_list]
     req, recv, displs = _allgatherv(pg, _input_bytes(tensor), parts, "all_gather", MPI)
@@ -519,7 +551,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         raise ValueError(f"all_gather_into_tensor: output_tensor has {output_tensor.numel()} "
                          f"elements, which is not world_size ({n}) times input_tensor's "
                          f"{input_tensor.numel()}")
-    MPI = _start(pg, "all_gather_into_tensor")
+    MPI = _start(pg, "all_gather_into_tensor", input_tensor)
     buf, _ = _buffer(output_tensor)
     req = pg._comm.Iallgather([_input_bytes(input_tensor), MPI.BYTE], [_bytes(buf), MPI.BYTE])
 
@@ -573,7 +605,7 @@ def gather(tensor, gather_list=None, dst: int | None = None, group=None,
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
                          "ranks.")
-    MPI = _start(pg, "gather")
+    MPI = _start(pg, "gather", tensor, sizes=False)
     send = _input_bytes(tensor)
     if me == root:
         isz = tensor._data.dtype.itemsize
@@ -625,7 +657,7 @@ def scatter(tensor, scatter_list=None, src: int | None = None, group=None,
                              f"group has {n} ranks")
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-    MPI = _start(pg, "scatter")
+    MPI = _start(pg, "scatter", tensor, sizes=False)
     buf, _ = _buffer(tensor)
     if me == root:
         send = np.concatenate([_input_bytes(t) for t in scatter_list])
@@ -663,7 +695,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op: bool
         raise ValueError(f"all_to_all: the tensor lists must have one tensor per rank ({n}), "
                          f"got {len(output_tensor_list)} outputs and {len(input_tensor_list)} "
                          "inputs")
-    MPI = _start(pg, "all_to_all")
+    MPI = _start(pg, "all_to_all", *input_tensor_list[:1], sizes=False)
     isz = input_tensor_list[0]._data.dtype.itemsize
     send = np.concatenate([_input_bytes(t) for t in input_tensor_list])
     scounts = [t.numel() * isz for t in input_tensor_list]
@@ -729,7 +761,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     if in_row != out_row and input.numel() and output.numel():
         raise ValueError("all_to_all_single: input and output must have the same size in "
                          "every dimension but the first")
-    MPI = _start(pg, "all_to_all_single")
+    MPI = _start(pg, "all_to_all_single", input, sizes=False)
     send = _input_bytes(input)
     buf, _ = _buffer(output)
     scounts = [s * in_row for s in isplit]

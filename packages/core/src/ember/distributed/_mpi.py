@@ -33,6 +33,9 @@ INSTALL_HINT = ("ember.distributed runs on MPI through mpi4py, which is not inst
 
 _MPI = None
 _FAILURE_TAG = 32001
+# how long a wait polls MPI without sleeping: short operations complete at MPI's latency
+_SPIN_SECONDS = 2e-3
+_TYPES: dict = {}
 
 # the world's control communicator (failure notices) and the first failure heard of
 _state = {"ctrl": None, "failure": None, "previous_hook": None, "world_rank": 0,
@@ -188,6 +191,8 @@ def wait(requests: list, deadline: float | None, describe, statuses=None) -> Non
     spins = 0
     delay = 0.0
     testall = MPI.Request.Testall
+    spin_until = time.monotonic() + _SPIN_SECONDS
+    backing_off = False
     while True:
         try:
             if testall(requests, statuses):
@@ -196,16 +201,18 @@ def wait(requests: list, deadline: float | None, describe, statuses=None) -> Non
             mark_broken()
             raise DistBackendError(f"{describe()} failed in MPI: {e}") from e
         spins += 1
-        if spins % 32 == 0:
+        if spins % 64 == 0:
             check_failures()
-            if deadline is not None and time.monotonic() > deadline:
+            now = time.monotonic()
+            if deadline is not None and now > deadline:
                 mark_broken()
                 raise DistBackendError(f"{describe()} timed out: a rank of the group may have "
                                        "stopped, failed, or never joined this operation")
-        if spins > 256:
-            # back off, so that ranks sharing a core with this one can run
+            backing_off = now > spin_until
+        if backing_off:
+            # a long wait: back off, so that ranks sharing a core with this one can run
             time.sleep(delay)
-            delay = min(delay * 2 or 2e-6, 2e-4)
+            delay = min(delay * 2 or 2e-6, 5e-4)
 
 
 def test(requests: list, statuses=None) -> bool:
@@ -217,6 +224,12 @@ def test(requests: list, statuses=None) -> bool:
 # datatypes and operators
 
 def _type_table(MPI) -> dict:
+    if not _TYPES:
+        _TYPES.update(_make_type_table(MPI))
+    return _TYPES
+
+
+def _make_type_table(MPI) -> dict:
     return {"f4": MPI.FLOAT, "f8": MPI.DOUBLE, "i1": MPI.INT8_T, "i2": MPI.INT16_T,
             "i4": MPI.INT32_T, "i8": MPI.INT64_T, "u1": MPI.UINT8_T, "u2": MPI.UINT16_T,
             "u4": MPI.UINT32_T, "u8": MPI.UINT64_T, "b1": MPI.UINT8_T,

@@ -135,17 +135,14 @@ class BackendConfig:
 # ---------------------------------------------------------------------------
 # reduction operators
 
-class _RedOpType(enum.IntEnum):
-    SUM = 0
-    AVG = 1
-    PRODUCT = 2
-    MIN = 3
-    MAX = 4
-    BAND = 5
-    BOR = 6
-    BXOR = 7
-    PREMUL_SUM = 8
-    UNUSED = 9
+class _RedOpType:
+    """A reduction operator (``ReduceOp.SUM``, ...): a named constant, like PyTorch's."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str, value: int) -> None:
+        self.name = name
+        self.value = value
 
     def __repr__(self) -> str:
         return f"<RedOpType.{self.name}: {self.value}>"
@@ -153,8 +150,35 @@ class _RedOpType(enum.IntEnum):
     def __str__(self) -> str:
         return f"RedOpType.{self.name}"
 
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, _RedOpType):
+            return other.value == self.value
+        if isinstance(other, ReduceOp):
+            return other.op.value == self.value
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __reduce__(self):
+        return (_red_op, (self.value,))
+
 
 _RedOpType.__name__ = _RedOpType.__qualname__ = "RedOpType"
+_RED_OPS = [_RedOpType(n, v) for v, n in enumerate(
+    ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM", "UNUSED"])]
+for _op in _RED_OPS:
+    setattr(_RedOpType, _op.name, _op)
+del _op
+
+
+def _red_op(value: int) -> _RedOpType:
+    return _RED_OPS[value]
 
 
 class ReduceOp:
@@ -195,6 +219,9 @@ class ReduceOp:
     def __hash__(self) -> int:
         return hash(self.op)
 
+    def __int__(self) -> int:
+        return self.op.value
+
     def __repr__(self) -> str:
         return f"ReduceOp({self.op!r})"
 
@@ -205,8 +232,8 @@ def as_red_op(op) -> _RedOpType:
         return op.op
     if isinstance(op, _RedOpType):
         return op
-    if isinstance(op, int) and not isinstance(op, bool) and 0 <= op < len(_RedOpType):
-        return _RedOpType(op)
+    if isinstance(op, int) and not isinstance(op, bool) and 0 <= op < len(_RED_OPS):
+        return _RED_OPS[op]
     raise TypeError(f"op must be a torch.distributed.ReduceOp, got {op!r}")
 
 

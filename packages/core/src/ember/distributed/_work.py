@@ -23,8 +23,11 @@ class Work:
 
     def __init__(self, pg, op_name: str, requests: list, finish=None, outputs=(),
                  statuses=None) -> None:
+        from ember.distributed._debug import comm_name
+
         self._pg = pg
-        self._op_name = op_name
+        name = comm_name()
+        self._op_name = op_name if name is None else f"{name} ({op_name})"
         self._requests = list(requests)
         self._finish = finish
         self._outputs = list(outputs)

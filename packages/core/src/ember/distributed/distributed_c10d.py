@@ -18,12 +18,14 @@ import os
 import time
 import warnings
 from datetime import timedelta
+from typing import NewType
 
-from ember.distributed import _mpi
+from ember.distributed import _mpi, _types
 from ember.distributed._types import Backend, BackendConfig, DistBackendError, default_pg_timeout
 
 __all__ = [
-    "ProcessGroup", "GroupMember", "group", "init_process_group", "destroy_process_group",
+    "ProcessGroup", "GroupMember", "GroupName", "group", "init_process_group",
+    "destroy_process_group",
     "is_initialized", "is_available", "is_mpi_available", "is_gloo_available",
     "is_nccl_available", "is_ucc_available", "is_xccl_available", "is_backend_available",
     "is_torchelastic_launched", "get_rank", "get_world_size", "get_backend",
@@ -35,6 +37,8 @@ __all__ = [
 
 # ---------------------------------------------------------------------------
 # process groups
+
+GroupName = NewType("GroupName", str)
 
 class ProcessGroup:
     """A group of ranks that run collectives together: an MPI communicator.
@@ -93,6 +97,58 @@ class ProcessGroup:
     def __repr__(self) -> str:
         return f"<ember.distributed.ProcessGroup {self._name} ranks={self._ranks}>"
 
+    # -- PyTorch's methods of a group: one or a list of tensors, ranks of the group,
+    # -- an options struct or the operator itself; each returns a Work ---------------
+    def allreduce(self, tensors, opts=None):
+        """All-reduce ``tensors`` (a tensor or a list) in this group; ``opts`` is an
+        AllreduceOptions or a ReduceOp. Returns a Work."""
+        from ember.distributed._collectives import all_reduce_coalesced_work
+
+        op = getattr(opts, "reduceOp", opts if opts is not None else _types.ReduceOp.SUM)
+        return all_reduce_coalesced_work(_as_list(tensors), op, self)
+
+    def broadcast(self, tensors, opts=None):
+        """Broadcast ``tensors`` from the group rank ``opts`` (an int or BroadcastOptions'
+        rootRank). Returns a Work."""
+        from ember.distributed._collectives import broadcast
+
+        root = getattr(opts, "rootRank", opts if opts is not None else 0)
+        works = [broadcast(t, group=self, group_src=root, async_op=True)
+                 for t in _as_list(tensors)]
+        return _joined(self, "broadcast", works)
+
+    def barrier(self, opts=None):
+        """A barrier of this group. Returns a Work."""
+        from ember.distributed._collectives import barrier
+
+        return barrier(group=self, async_op=True)
+
+    def allgather(self, output_tensors, input_tensors, opts=None):
+        """All-gather: ``output_tensors[i]`` (a list per input) receives every rank's
+        ``input_tensors[i]``. Returns a Work."""
+        from ember.distributed._collectives import all_gather
+
+        if not isinstance(input_tensors, list):
+            output_tensors, input_tensors = [output_tensors], [input_tensors]
+        works = [all_gather(out, t, group=self, async_op=True)
+                 for out, t in zip(output_tensors, input_tensors)]
+        return _joined(self, "allgather", works)
+
+    def send(self, tensors, dstRank: int, tag: int = 0):
+        """Send ``tensors`` to the group rank ``dstRank``. Returns a Work."""
+        from ember.distributed._collectives import isend
+
+        return _joined(self, "send", [isend(t, group=self, tag=tag, group_dst=dstRank)
+                                      for t in _as_list(tensors)])
+
+    def recv(self, tensors, srcRank: int, tag: int = 0):
+        """Receive into ``tensors`` from the group rank ``srcRank``. Returns a Work."""
+        from ember.distributed._collectives import irecv
+
+        return _joined(self, "recv", [irecv(t, group=self, tag=tag, group_src=srcRank)
+                                      for t in _as_list(tensors)])
+
+
     # -- for the collectives -----------------------------------------------------------
     def _deadline(self, timeout=None) -> float | None:
         t = self._timeout if timeout is None else timeout
@@ -121,6 +177,24 @@ class ProcessGroup:
                 comm.Free()
             except Exception:  # noqa: BLE001 - a broken communicator is dropped anyway
                 pass
+
+
+def _as_list(tensors) -> list:
+    return list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+
+
+def _joined(pg, name: str, works: list):
+    """One Work for several: it completes when all of them have."""
+    from ember.distributed._work import Work
+
+    if len(works) == 1:
+        return works[0]
+    requests = [r for w in works for r in w._requests]
+
+    def finish(_w):
+        for w in works:
+            w._complete()
+    return Work(pg, name, requests, finish, [t for w in works for t in w._outputs])
 
 
 class _WorldMeta(type):
@@ -311,7 +385,7 @@ def _parse_init_method(init_method: str, rank: int, world_size: int) -> tuple[in
 def init_process_group(backend: str | None = None, init_method: str | None = None,
                        timeout: timedelta | None = None, world_size: int = -1, rank: int = -1,
                        store=None, group_name: str = "", pg_options=None, device_id=None,
-                       ) -> None:
+                       _ranks: list[int] | None = None) -> None:
     """Initialize the default process group: the ranks that mpiexec started.
 
     Args:
@@ -369,6 +443,9 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if rank >= 0 and rank != mpi_rank:
         raise ValueError(f"rank is {rank} but this process is rank {mpi_rank} of MPI's "
                          f"world{launch}")
+    if _ranks is not None and list(_ranks) != list(range(mpi_size)):
+        raise ValueError(f"_ranks={list(_ranks)}: the default group of ember's MPI backend is "
+                         "every rank MPI started; make smaller groups with new_group")
     comm = world.Dup()
     comm.Set_errhandler(MPI.ERRORS_RETURN)
     _mpi.start_notices(world, mpi_rank)
@@ -564,6 +641,25 @@ def _split(ranks_of_groups: list[list[int]], timeout, backend, desc) -> list:
     return out
 
 
+def _create_local(ranks: list[int], timeout, backend, desc):
+    """A group made by its members only (MPI_Comm_create_group): the other ranks do not
+    call new_group."""
+    pg = _default_group()
+    pg._check_usable()
+    _world.group_count += 1
+    me = pg.rank()
+    if me not in ranks:
+        return GroupMember.NON_GROUP_MEMBER
+    mpi_group = pg._comm.Get_group().Incl(ranks)
+    comm = pg._comm.Create_group(mpi_group, tag=_world.group_count % 32000)
+    mpi_group.Free()
+    new = ProcessGroup(comm, ranks, str(backend or pg._backend),
+                       pg._timeout if timeout is None else timeout,
+                       str(_world.group_count - 1), desc or "undefined")
+    _world.groups.append(new)
+    return new
+
+
 def _check_ranks(ranks, world_size: int, sort: bool) -> list[int]:
     ranks = list(ranks)
     for r in ranks:
@@ -588,8 +684,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
         backend (str, optional): the new group's backend name (default: the default
             group's); ``'mpi'`` or ``'gloo'``.
         pg_options: backend options; unused.
-        use_local_synchronization (bool): accepted for PyTorch programs; ember's ranks all
-            take part in the split either way, so all must call.
+        use_local_synchronization (bool): only the members call new_group (the others
+            need not); otherwise every rank of the default group calls it.
         group_desc (str, optional): a description of the group.
         device_id: unused (CPU).
         sort_ranks (bool): order the group's ranks by global rank (default True).
@@ -611,6 +707,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     if timeout is not None and not isinstance(timeout, timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got "
                         f"{type(timeout)}")
+    if use_local_synchronization:
+        return _create_local(ranks, timeout, backend, group_desc)
     return _split([ranks], timeout, backend, group_desc)[0]
 
 
