@@ -21,7 +21,7 @@ TWO_RANKS = ["ddp_equals_single_process", "ddp_small_buckets", "ddp_gradient_as_
              "ddp_unused_without_find_unused_raises", "ddp_buffers_broadcast",
              "ddp_comm_hooks", "ddp_join_uneven_inputs", "sync_batchnorm_matches_batchnorm",
              "sync_batchnorm_in_ddp", "checkpoint_save_two_ranks"]
-FOUR_RANKS = ["ddp_equals_single_process", "ddp_small_buckets",
+FOUR_RANKS = ["ddp_equals_single_process", "ddp_small_buckets", "ddp_subgroups",
               "sync_batchnorm_matches_batchnorm", "ddp_join_uneven_inputs",
               "checkpoint_load_other_world_size"]
 

@@ -244,8 +244,10 @@ def ddp_comm_hooks():
             assert g.shape == p.shape
         assert bucket.buffer().numel() == sum(p.numel() for p in bucket.parameters())
         seen.append((bucket.index(), bucket.is_last()))
+        ready.append(sum(ddp.reducer.ready))
         return default_hooks.allreduce_hook(None, bucket)
 
+    ready = []
     ddp = DDP(net(seed=0), bucket_cap_mb=1e-4)
     ddp.register_comm_hook("state", inspect)
     for _ in range(2):
@@ -253,6 +255,9 @@ def ddp_comm_hooks():
         ((ddp(x) - y) ** 2).mean().backward()
     n = len(ddp.reducer.buckets)
     assert seen[-n:] == [(i, i == n - 1) for i in range(n)], seen
+    # overlap: each bucket was started during backward, as soon as its gradients were in
+    # (the first one with 2 of the 6 gradients ready: the last layer's), not at the end
+    assert ready[-n:] == [2, 4, 5, 6], ready
     try:
         ddp.register_comm_hook(None, inspect)
     except RuntimeError as e:
@@ -320,6 +325,23 @@ def ddp_join_uneven_inputs():
         assert "exhausted" in str(e), e
     else:
         raise AssertionError("throw_on_early_termination must raise")
+
+
+@check
+def ddp_subgroups():
+    # two DDP groups of two ranks each: each pair averages within itself only
+    groups = [dist.new_group([0, 1]), dist.new_group([2, 3])]
+    mine = groups[rank() // 2]
+    first = 2 * (rank() // 2)
+    ref = net(seed=50 + first)                     # the group's first rank's start
+    ddp = DDP(net(seed=50 + rank()), process_group=mine)
+    x, y = batch(8, seed=first)
+    lo = 4 * (rank() % 2)
+    ((ddp(x[lo:lo + 4]) - y[lo:lo + 4]) ** 2).mean().backward()
+    ((ref(x) - y) ** 2).mean().backward()
+    for p, q in zip(ddp.module.parameters(), ref.parameters()):
+        assert_close(p, q, 0, "parameters broadcast from the group's first rank")
+        assert_close(p.grad, q.grad, 1e-12, "gradients averaged within the group")
 
 
 def sync_bn_data(n_per_rank, c=3, seed=11):
