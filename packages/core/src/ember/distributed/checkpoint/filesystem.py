@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from enum import Enum
 
 from ember.distributed.checkpoint.metadata import (
     BytesStorageMetadata,
@@ -24,11 +25,18 @@ from ember.distributed.checkpoint.metadata import (
     TensorStorageMetadata,
 )
 
-__all__ = ["FileSystemWriter", "FileSystemReader"]
+__all__ = ["FileSystemWriter", "FileSystemReader", "SerializationFormat"]
 
 METADATA_FILE = ".metadata"
 CURRENT_DCP_VERSION = "1.0.0"
 DEFAULT_ROW_SHARD_BYTES = 1024 * 1024
+
+
+class SerializationFormat(Enum):
+    """The format of the shard files: ember writes ``TORCH_SAVE`` (its zip format)."""
+
+    TORCH_SAVE = "torch_save"
+    SAFETENSORS = "safetensors"
 
 
 def _write_atomically(path: str, write, sync: bool) -> None:
@@ -69,6 +77,9 @@ class FileSystemWriter:
         cache_staged_state_dict (bool): accepted for PyTorch's signature.
         overwrite (bool): allow writing into a directory that holds a checkpoint.
             Default: True.
+        _extensions: PyTorch's experimental stream transforms; must be None.
+        serialization_format (SerializationFormat): ``TORCH_SAVE`` (the only one ember
+            writes; ``SAFETENSORS`` is refused).
         shard_rows_over_bytes (int, keyword-only, ember's): a tensor of at least this many
             bytes (and at least as many rows as ranks) is written as row shards, one per
             rank; smaller ones are written whole, each by one rank. Default: 1 MiB.
@@ -76,8 +87,15 @@ class FileSystemWriter:
 
     def __init__(self, path, single_file_per_rank: bool = True, sync_files: bool = True,
                  thread_count: int = 1, per_thread_copy_ahead: int = 10_000_000,
-                 cache_staged_state_dict: bool = False, overwrite: bool = True, *,
-                 shard_rows_over_bytes: int = DEFAULT_ROW_SHARD_BYTES) -> None:
+                 cache_staged_state_dict: bool = False, overwrite: bool = True,
+                 _extensions=None,
+                 serialization_format: SerializationFormat = SerializationFormat.TORCH_SAVE,
+                 *, shard_rows_over_bytes: int = DEFAULT_ROW_SHARD_BYTES) -> None:
+        if _extensions:
+            raise ValueError("FileSystemWriter: stream extensions are not supported by ember")
+        if serialization_format != SerializationFormat.TORCH_SAVE:
+            raise ValueError(f"FileSystemWriter: ember writes SerializationFormat.TORCH_SAVE "
+                             f"shards only, not {serialization_format}")
         if thread_count < 1:
             raise ValueError(f"thread_count must be at least 1, got {thread_count}")
         self.path = os.fspath(path)
@@ -133,9 +151,12 @@ class FileSystemReader:
 
     Args:
         path (str or os.PathLike): the checkpoint directory.
+        _extension_registry: PyTorch's experimental stream transforms; must be None.
     """
 
-    def __init__(self, path) -> None:
+    def __init__(self, path, _extension_registry=None) -> None:
+        if _extension_registry is not None:
+            raise ValueError("FileSystemReader: stream extensions are not supported by ember")
         self.path = os.fspath(path)
         self._files: dict = {}
 
