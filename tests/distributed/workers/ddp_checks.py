@@ -50,7 +50,7 @@ def assert_close(a, b, tol=1e-12, what=""):
         raise AssertionError(f"{what}: not close (max diff {diff}, tol {tol})")
 
 
-def net(seed=0, extra=False):
+def net(seed=0):
     ember.manual_seed(seed)
     layers = [nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 8), nn.Tanh(), nn.Linear(8, 3)]
     m = nn.Sequential(*layers).double()
