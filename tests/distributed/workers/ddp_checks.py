@@ -234,6 +234,8 @@ def ddp_comm_hooks():
     train_compare(hook=default_hooks.allreduce_hook, tol=1e-12)
     train_compare(hook=default_hooks.fp16_compress_hook, tol=2e-3)
     train_compare(hook=default_hooks.bf16_compress_hook, tol=2e-2)
+    train_compare(hook=default_hooks.fp16_compress_wrapper(default_hooks.allreduce_hook),
+                  tol=2e-3)
     seen = []
 
     def inspect(state, bucket):
