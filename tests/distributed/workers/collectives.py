@@ -131,6 +131,14 @@ for name, (edtype, _) in DTYPES.items():
             close(as_np(t), expected_reduce(arrs, op, name), name,
                   f"all_reduce {op} {name} {layout} {shape}")
 
+# big buffers (>= 1 MiB: the blocking path in the helper thread), contiguous and strided
+for op in (ReduceOp.SUM, ReduceOp.AVG, ReduceOp.MAX):
+    for layout in ("contiguous", "strided"):
+        arrs = [data(r, (512, 300), "float64", 20) for r in range(N)]
+        t = tensor(arrs[R], layout)
+        dist.all_reduce(t, op=op)
+        close(as_np(t), expected_reduce(arrs, op, "float64"), "float64", f"big {op} {layout}")
+
 # the errors of ops a dtype cannot take
 for name, op, err in (("float32", ReduceOp.BAND, RuntimeError),
                       ("complex64", ReduceOp.MAX, ValueError),

@@ -22,16 +22,10 @@ if mode == "stall":            # rank 1 stops taking part
     if rank == 1:
         time.sleep(60)
         sys.exit(0)
+    # a big all_reduce (blocking MPI in the helper thread) on a group with a 3 s timeout
     start = time.monotonic()
     try:
-        dist.monitored_barrier(timeout=timedelta(seconds=2))
-    except dist.DistBackendError as e:
-        print(f"MONITORED after {time.monotonic() - start:.1f} s: {e}", flush=True)
-    else:
-        raise AssertionError("monitored_barrier passed without rank 1")
-    start = time.monotonic()
-    try:
-        dist.all_reduce(ember.ones(4), group=pair)     # the group's timeout: 3 s
+        dist.all_reduce(ember.ones(1 << 20), group=pair)
     except dist.DistBackendError as e:
         print(f"CAUGHT after {time.monotonic() - start:.1f} s: {e}", flush=True)
     else:
@@ -40,6 +34,13 @@ if mode == "stall":            # rank 1 stops taking part
         dist.all_reduce(ember.ones(4), group=pair)
     except dist.DistBackendError as e:
         print(f"BROKEN {e}", flush=True)
+    start = time.monotonic()
+    try:
+        dist.monitored_barrier(timeout=timedelta(seconds=2))
+    except dist.DistBackendError as e:
+        print(f"MONITORED after {time.monotonic() - start:.1f} s: {e}", flush=True)
+    else:
+        raise AssertionError("monitored_barrier passed without rank 1")
     sys.exit(3)
 elif mode == "raise":          # rank 1 raises before the collective
     if rank == 1:
@@ -52,7 +53,8 @@ elif mode == "die":            # rank 1 dies without a word
 
 start = time.monotonic()
 try:
-    dist.all_reduce(ember.ones(4))
+    # big in "raise" mode: the helper-thread path hears the failure notice too
+    dist.all_reduce(ember.ones(1 << 20 if mode == "raise" else 4))
 except dist.DistBackendError as e:
     print(f"CAUGHT after {time.monotonic() - start:.1f} s: {e}", flush=True)
     sys.exit(3)

@@ -189,8 +189,31 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
     pg = _resolve(group)
     op = _reduction(op, tensor, "all_reduce")
     MPI = _start(pg, "all_reduce", tensor)
+    if not async_op and tensor._data.nbytes >= _mpi.BLOCKING_MIN_BYTES and \
+            _mpi.native(op, tensor._data.dtype) is not None and _mpi.blocking_allowed():
+        _blocking_allreduce(pg, tensor, op, MPI)
+        return None
     work = _allreduce_arrays(pg, [tensor], op, "all_reduce", MPI)
     return _run(work, async_op)
+
+
+def _blocking_allreduce(pg, tensor, op, MPI) -> None:
+    """A big synchronous all_reduce: blocking MPI in the helper thread (NOTE [ Big
+    synchronous reductions run blocking MPI in a helper thread ] in _mpi)."""
+    _mpi.check_op(op, tensor._data.dtype, pg.name())
+    mtype, mop = _mpi.native(op, tensor._data.dtype)
+    buf, _ = _buffer(tensor)
+    timeout = pg._timeout
+    work = Work(pg, "all_reduce", [])     # names the operation in the messages
+    try:
+        _mpi.run_blocking(lambda: pg._comm.Allreduce(MPI.IN_PLACE, _typed(buf, mtype), mop),
+                          pg._deadline(timeout), lambda: work._describe(timeout))
+    except Exception as e:
+        pg._aborted = f"all_reduce failed ({e})"
+        raise
+    if op == ReduceOp.AVG:
+        _mpi.average(buf, pg.size())
+    _store(tensor, buf)
 
 
 def _allreduce_arrays(pg, tensors, op, name, MPI) -> Work:
