@@ -120,6 +120,21 @@ def ddp_gradient_as_bucket_view():
 @check
 def ddp_static_graph():
     train_compare(ddp_kwargs={"static_graph": True})
+    # a parameter unused in every iteration: found in the first, skipped afterwards
+    ember.manual_seed(0)
+    ref = Branchy().double()
+    ddp = DDP(copy.deepcopy(ref), static_graph=True)
+    x = ember.randn(2 * world(), 4, dtype=ember.float64)
+    for _ in range(3):
+        ddp.zero_grad()
+        ref.zero_grad()
+        ddp(x[2 * rank():2 * rank() + 2]).sum().backward()
+        (ref(x).sum() / world()).backward()
+        assert ddp.module.never.weight.grad is None
+        for (n, p), q in zip(ddp.module.named_parameters(), ref.parameters()):
+            if not n.startswith("never"):
+                assert_close(p.grad, q.grad, 1e-12, f"{n} grad (static graph)")
+    assert ddp.reducer.static_unused == [4, 5], ddp.reducer.static_unused
 
 
 @check
