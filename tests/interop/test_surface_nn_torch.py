@@ -405,11 +405,13 @@ def test_sync_batch_norm_in_one_process_like_torch():
         np.testing.assert_allclose(_np(enet.state_dict()[k]), _np(v), rtol=1e-6, atol=1e-7)
     with pytest.raises(ValueError, match="expected at least 2D input"):
         enet[1](ember.ones(3))
-    grouped = ember.nn.SyncBatchNorm(4, process_group=object())
-    with pytest.raises(RuntimeError, match="needs ember.distributed"):
-        grouped(ember.ones(2, 4))
-    grouped.eval()
-    grouped(ember.ones(2, 4))  # evaluation needs no synchronization
+    # without an initialized process group the group is not used, as in PyTorch
+    x2 = np.random.default_rng(1).standard_normal((5, 4)).astype(np.float32)
+    for lib in (torch, ember):
+        grouped = lib.nn.SyncBatchNorm(4, process_group=object())
+        out = grouped(lib.tensor(x2))
+        np.testing.assert_allclose(_np(out), (x2 - x2.mean(0)) / np.sqrt(x2.var(0) + 1e-5),
+                                   rtol=1e-5, atol=1e-5)
 
 
 def test_deprecated_container_and_nllloss2d_warn_like_torch():

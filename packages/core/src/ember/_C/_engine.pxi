@@ -95,7 +95,8 @@ cdef object run_leaf_hooks(AccumulateGrad acc, object grad):
 
 
 # The backward calls running in this thread, innermost last: [id, reachable nodes, nodes
-# that lead to a requested input (or None), accumulates into .grad, has inputs].
+# that lead to a requested input (or None), accumulates into .grad, has inputs, final
+# callbacks].
 cdef object _tasks_state = _threading.local()
 cdef long long _task_counter = 0
 
@@ -106,6 +107,16 @@ cdef list task_stack():
         st = []
         _tasks_state.stack = st
     return st
+
+
+def _queue_callback(callback):
+    """Run ``callback()`` when the backward call running in this thread has finished
+    computing its gradients, before it returns (``Variable._execution_engine.queue_callback``;
+    DDP waits for its all-reduces there). A callback may queue further callbacks."""
+    st = task_stack()
+    if not st:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    st[-1][5].append(callback)
 
 
 def _current_graph_task_id():
@@ -120,7 +131,7 @@ def _will_engine_execute_node(node):
     if not st:
         raise RuntimeError("_will_engine_execute_node should only be called during the "
                            "backward pass")
-    _, seen, needed, _, _ = st[-1]
+    _, seen, needed, _, _, _ = st[-1]
     return node in seen and (needed is None or node in needed)
 
 
@@ -226,7 +237,7 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
     global _task_counter
     _task_counter += 1
     cdef list tasks = task_stack()
-    tasks.append([_task_counter, seen, needed, accumulate_grad, captures is not None])
+    tasks.append([_task_counter, seen, needed, accumulate_grad, captures is not None, []])
     prev_mode = set_grad_enabled_flag(create_graph)
     cdef list grads
     cdef bint any_grad
@@ -316,6 +327,10 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                 deps[nxt] = c
                 if c == 0:
                     ready.append(nxt)
+        # the final callbacks (queue_callback), in order; they may queue more
+        callbacks = tasks[-1][5]
+        while callbacks:
+            callbacks.pop(0)()
     finally:
         tasks.pop()
         set_grad_enabled_flag(prev_mode)

@@ -6,9 +6,24 @@ Every tensor is a Variable: ``isinstance(t, Variable)`` is True for any tensor, 
 
 from __future__ import annotations
 
+from ember._C import _core
 from ember._C._core import TensorBase
 
 __all__ = ["Variable"]
+
+
+class _ImperativeEngine:
+    """The backward engine as ``Variable._execution_engine`` (PyTorch's
+    ``torch._C._ImperativeEngine``): what code that hooks into backward asks of it."""
+
+    def queue_callback(self, callback) -> None:
+        """Run ``callback()`` once the running backward call has computed all its
+        gradients, before it returns. Only valid during a backward pass."""
+        _core._queue_callback(callback)
+
+    def is_checkpoint_valid(self) -> bool:
+        """False inside a backward call given ``inputs`` (see ``torch.utils.checkpoint``)."""
+        return _core._is_checkpoint_valid()
 
 
 class _VariableMeta(type):
@@ -31,6 +46,8 @@ class Variable(metaclass=_VariableMeta):
         >>> x.requires_grad, isinstance(x, ember.autograd.Variable)
         (True, True)
     """
+
+    _execution_engine = _ImperativeEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         if data is None:

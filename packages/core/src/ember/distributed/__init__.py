@@ -25,6 +25,7 @@ from ember.distributed._collectives import *  # noqa: F403
 from ember.distributed._collectives import __all__ as _collectives_all
 from ember.distributed._debug import *  # noqa: F403
 from ember.distributed._debug import __all__ as _debug_all
+from ember.distributed._grad_bucket import GradBucket  # DDP's comm hooks (dist-ddp)
 from ember.distributed._object_collectives import *  # noqa: F403
 from ember.distributed._object_collectives import __all__ as _objects_all
 from ember.distributed._p2p import *  # noqa: F403
@@ -45,5 +46,5 @@ for _name in _moved:
     setattr(distributed_c10d, _name, globals()[_name])
 del _name
 
-__all__ = [*_c10d_all, *_moved, "DeviceMesh", "init_device_mesh"]
+__all__ = [*_c10d_all, *_moved, "DeviceMesh", "init_device_mesh", "GradBucket"]
 del _moved

@@ -276,11 +276,13 @@ class SyncBatchNorm(_BatchNorm):
     r"""Batch normalization whose statistics are taken over the whole batch of all the
     processes of a process group (PyTorch's ``SyncBatchNorm``), on (N, C, *) input.
 
-    In one process (no initialized process group), and in evaluation, it is exactly
-    :class:`BatchNorm1d`/``2d``/``3d``. Synchronizing across processes needs
-    ``ember.distributed``, which ember does not have yet: a module given a
-    ``process_group``, or used in training while a process group is initialized, raises a
-    RuntimeError in its forward instead of normalizing over one process's part only.
+    In training, with an initialized process group of more than one process, each forward
+    gathers every process's per-channel mean, variance and count and normalizes with the
+    statistics of the whole batch (the running statistics too); backward all-reduces the
+    per-channel gradient sums, so the input gradients are those of BatchNorm over the
+    whole batch (NOTE [ SyncBatchNorm's two exchanges ] in ``nn/modules/_functions.py``).
+    In evaluation, and in one process, it is exactly :class:`BatchNorm1d`/``2d``/``3d``.
+    Unlike PyTorch, which wants GPU tensors here, CPU tensors synchronize too (over MPI).
 
     Args:
         num_features: C, the number of channels.
@@ -296,6 +298,7 @@ class SyncBatchNorm(_BatchNorm):
         >>> m = nn.SyncBatchNorm(4)
         >>> m(ember.randn(8, 4, 5, 5)).shape
         ember.Size([8, 4, 5, 5])
+        >>> model = nn.SyncBatchNorm.convert_sync_batchnorm(model)   # before DDP
     """
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
@@ -309,19 +312,39 @@ class SyncBatchNorm(_BatchNorm):
         if input.dim() < 2:
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
 
-    def forward(self, input):
-        self._check_input_dim(input)
+    def _check_non_zero_input_channels(self, input):
         if input.size(1) == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / self.num_batches_tracked.item()
         bn_training = self.training or (self.running_mean is None
                                         and self.running_var is None)
-        if bn_training and self.training and (self.process_group is not None
-                                              or _distributed_initialized()):
-            raise RuntimeError(
-                "SyncBatchNorm: synchronizing the batch statistics across processes needs "
-                "ember.distributed, which is not available yet; use BatchNorm (each process "
-                "normalizing with its own batch) or train in one process")
-        return super().forward(input)
+        running_mean = (self.running_mean if not self.training or self.track_running_stats
+                        else None)
+        running_var = (self.running_var if not self.training or self.track_running_stats
+                       else None)
+        need_sync = bn_training and self.training and _distributed_initialized()
+        if need_sync:
+            from ember import distributed as dist
+
+            group = self.process_group if self.process_group else dist.group.WORLD
+            world_size = dist.get_world_size(group)
+            need_sync = world_size > 1
+        if not need_sync:
+            return F.batch_norm(input, running_mean, running_var, self.weight, self.bias,
+                                bn_training, factor, self.eps)
+        from ember.nn.modules._functions import SyncBatchNorm as sync_batch_norm
+
+        return sync_batch_norm.apply(input, self.weight, self.bias, running_mean,
+                                     running_var, self.eps, factor, group, world_size)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
