@@ -27,13 +27,15 @@ def _call_submodule(ctx, parent_path, name, m, *args, **kwargs):
         ctx.path = saved
 
 
-def _neg_inf_mask(ctx, mask, dtype):
-    """A boolean mask (True: masked) as an additive float mask; a float mask as it is."""
+def _neg_inf_mask(ctx, mask, dtype, true_masks=True):
+    """A boolean mask as an additive float mask (True: masked, or with ``true_masks``
+    False, as in scaled_dot_product_attention, True: attended); a float mask as it is."""
     m = ctx.tensor(mask)
     if m.dtype.kind == "b":
         zero = ctx.tensor(np.asarray(0.0, dtype=dtype))
         ninf = ctx.tensor(np.asarray(-np.inf, dtype=dtype))
-        return ctx.b.op("Where", [m, ninf, zero], dtype=dtype, shape=m.shape)
+        pair = [ninf, zero] if true_masks else [zero, ninf]
+        return ctx.b.op("Where", [m] + pair, dtype=dtype, shape=m.shape)
     return ctx.b.cast(m, dtype)
 
 
@@ -78,7 +80,7 @@ def scaled_dot_product_attention(ctx, query, key, value, attn_mask=None, dropout
     if isinstance(d, Value):
         raise ctx.fail("scaled_dot_product_attention needs a fixed head size")
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    mask = None if attn_mask is None else _neg_inf_mask(ctx, attn_mask, q.dtype)
+    mask = None if attn_mask is None else _neg_inf_mask(ctx, attn_mask, q.dtype, False)
     out, _ = _attend(ctx, q, k, v, mask, scale, is_causal, ctx.dim(q, -2), ctx.dim(k, -2))
     out.shape = q.shape[:-1] + (v.shape[-1],)
     return out
@@ -126,7 +128,8 @@ def multihead_attention(ctx, m, query, key, value, key_padding_mask=None, need_w
     split = []
     for x, w, b in ((q, wq, bq), (k, wk, bk), (v, wv, bv)):
         y = ctx.b.op("Reshape", [_project(ctx, x, w, b), heads])
-        split.append(ctx.b.op("Transpose", [y], perm=[0, 2, 1, 3]))  # (N, H, len, D)
+        split.append(ctx.b.op("Transpose", [y], perm=[0, 2, 1, 3],
+                              shape=(None, H, None, D)))  # (N, H, len, D)
     qh, kh, vh = split
 
     mask = None
@@ -333,3 +336,9 @@ def transformer_decoder(ctx, m, tgt, memory, tgt_mask=None, memory_mask=None,
     if m.norm is not None:
         out = _keep_shape(_call_submodule(ctx, path, "norm", m.norm, out), x)
     return out
+
+
+@converts("ember.nn.Transformer.generate_square_subsequent_mask")
+def generate_square_subsequent_mask(ctx, sz, device=None, dtype=None):
+    dt = dtype.numpy if dtype is not None else np.dtype(np.float32)
+    return _causal_mask(ctx, sz, sz, dt)

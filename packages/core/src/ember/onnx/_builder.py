@@ -298,4 +298,6 @@ def _to_tensor_proto(array: np.ndarray, name: str):
         tensor = onnx.helper.make_tensor(name, onnx.TensorProto.BFLOAT16, array.shape,
                                          array.view(np.uint16).tobytes(), raw=True)
         return tensor
-    return onnx.numpy_helper.from_array(np.ascontiguousarray(array), name)
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")  # np.ascontiguousarray would make 0-d arrays 1-d
+    return onnx.numpy_helper.from_array(array, name)

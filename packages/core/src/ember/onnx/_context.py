@@ -261,7 +261,7 @@ def result_dtype(*operands):
 def _default_float():
     import ember
 
-    return ember.get_default_dtype().numpy()
+    return ember.get_default_dtype().numpy
 
 
 # -- the context --------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ def _describe(value):
     from ember import Tensor
 
     if isinstance(value, Tensor):
-        return ("tensor", tuple(value.shape), value.dtype.numpy())
+        return ("tensor", tuple(value.shape), value.dtype.numpy)
     if isinstance(value, tuple | list):
         return ("seq", type(value), tuple(_describe(v) for v in value))
     if isinstance(value, dict):
@@ -428,7 +428,8 @@ def export_model(model, args, *, kwargs=None, export_params=True, verbose=False,
         tensor_params, concrete = _bind_arguments(model, args, kwargs)
         tracer = _ExportTracer.make()
         try:
-            graph = tracer.trace(model, concrete_args=concrete or None)
+            with _leaf_functions():
+                graph = tracer.trace(model, concrete_args=concrete or None)
         except UnsupportedOperatorError:
             raise
         except Exception as e:  # noqa: BLE001 - say which export failed
@@ -482,7 +483,7 @@ def export_model(model, args, *, kwargs=None, export_params=True, verbose=False,
                         raise ValueError(f"ember.onnx.export: dynamic axis {ax} of input "
                                          f"{iname!r}, which has {len(dims)} dimensions")
                     dims[ax] = dim
-                vals.append(builder.add_input(iname, t.dtype.numpy(), dims))
+                vals.append(builder.add_input(iname, t.dtype.numpy, dims))
                 pos += 1
             inputs[pname] = vals[0] if isinstance(value, Tensor) else _restructure(value, vals)
 
@@ -606,6 +607,29 @@ def _vary(gm, placeholders, tensor_params, concrete, flat, names, in_axes, descr
             "ember.onnx.export: the model does not run with the dynamic axes one longer or "
             f"shorter than in the example inputs, so they cannot be dynamic: {errors[-1]}")
     return merged
+
+
+@contextlib.contextmanager
+def _leaf_functions():
+    """Record ``nn.Transformer.generate_square_subsequent_mask(size)`` as one node: it
+    builds its mask with ember's internal creation ops, which the tracer does not see."""
+    from ember.fx.proxy import Proxy
+    from ember.nn import Transformer
+
+    original = Transformer.__dict__["generate_square_subsequent_mask"]
+    fn = original.__func__ if isinstance(original, staticmethod) else original
+
+    def traced(sz, device=None, dtype=None):
+        if isinstance(sz, Proxy):
+            return sz.tracer.create_proxy("call_function", fn, (sz,),
+                                          {"device": device, "dtype": dtype})
+        return fn(sz, device=device, dtype=dtype)
+
+    Transformer.generate_square_subsequent_mask = staticmethod(traced)
+    try:
+        yield
+    finally:
+        Transformer.generate_square_subsequent_mask = original
 
 
 @contextlib.contextmanager

@@ -165,7 +165,7 @@ def _softmax(op_type):
     def convert(ctx, input, dim=None, _stacklevel=3, dtype=None):
         x = ctx.tensor(input)
         if dtype is not None:
-            x = ctx.b.cast(x, dtype.numpy() if hasattr(dtype, "numpy") else dtype)
+            x = ctx.b.cast(x, dtype.numpy if hasattr(dtype, "numpy") else dtype)
         elif x.dtype.kind != "f":
             x = ctx.b.cast(x, np.float32)
         if dim is None:

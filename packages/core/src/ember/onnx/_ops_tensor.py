@@ -27,7 +27,7 @@ def _norm_dim(d: int, rank: int) -> int:
 def _np_dtype(dtype):
     if dtype is None:
         return None
-    return dtype.numpy() if hasattr(dtype, "numpy") else np.dtype(dtype)
+    return dtype.numpy if hasattr(dtype, "numpy") else np.dtype(dtype)
 
 
 def _py_binary(fn, a, b):
@@ -134,7 +134,7 @@ def fmod(ctx, input, other, *, out=None):
 
 
 @converts("operator.pow", "operator.ipow", "ember.pow", methods=("pow",))
-def pow(ctx, input, exponent, *, out=None):  # noqa: A001 - ember's name
+def pow_(ctx, input, exponent, *, out=None):  # noqa: A001 - ember's name
     dtype = result_dtype(input, exponent)
     if not isinstance(exponent, Value) and exponent == 2:
         x = ctx.tensor(input, dtype)
@@ -146,7 +146,7 @@ def pow(ctx, input, exponent, *, out=None):  # noqa: A001 - ember's name
 
 @converts("ember.square", methods=("square",))
 def square(ctx, input):
-    return pow(ctx, input, 2)
+    return pow_(ctx, input, 2)
 
 
 @converts("operator.matmul", "ember.matmul", "ember.mm", "ember.bmm",
@@ -353,7 +353,7 @@ def _named_reduce(ctx, op_type, x, axes, keepdim):
 
 
 @converts("ember.sum", methods=("sum",))
-def sum(ctx, input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+def sum_(ctx, input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     return _reduce(ctx, "ReduceSum", input, dim, keepdim, dtype)
 
 
@@ -457,7 +457,7 @@ def cumsum(ctx, input, dim, *, dtype=None, out=None):
 # -- sizes ---------------------------------------------------------------------------------
 
 @converts(methods=("size",))
-def size(ctx, input, dim=None):
+def size_(ctx, input, dim=None):
     x = ctx.tensor(input)
     if dim is None:
         return ctx.sizes(x)
@@ -471,12 +471,12 @@ def numel(ctx, input):
 
 
 @converts(methods=("dim", "ndimension"))
-def dim(ctx, input):
+def dim_(ctx, input):
     return ctx.tensor(input).rank
 
 
 @converts("builtins.getattr")
-def getattr(ctx, obj, name, *default):  # noqa: A001 - the fx target's name
+def getattr_(ctx, obj, name, *default):
     if isinstance(obj, Value):
         if name == "shape":
             return ctx.sizes(obj)
@@ -498,7 +498,7 @@ def getattr(ctx, obj, name, *default):  # noqa: A001 - the fx target's name
 
 
 @converts("builtins.len")
-def len(ctx, obj):  # noqa: A001
+def len_(ctx, obj):
     if isinstance(obj, Value):
         d = ctx.dim(obj, 0)
         return d
@@ -769,7 +769,7 @@ def type_as(ctx, input, other):
 
 
 @converts(methods=("type",))
-def type(ctx, input, dtype=None, non_blocking=False):  # noqa: A001
+def type_(ctx, input, dtype=None, non_blocking=False):  # noqa: A001
     if dtype is None:
         raise ctx.unsupported("Tensor.type() (a string result)")
     return to(ctx, input, dtype)
@@ -793,7 +793,7 @@ def _creation_dtype(dtype, fill=None):
         return np.dtype(np.int64)
     import ember
 
-    return ember.get_default_dtype().numpy()
+    return ember.get_default_dtype().numpy
 
 
 def _filled(ctx, shape_parts, value, dtype):
@@ -912,6 +912,10 @@ def index_select(ctx, input, dim, index, *, out=None):
 
 @converts("operator.getitem")
 def getitem(ctx, obj, index):
+    import ember
+
+    if isinstance(obj, ember.Tensor):
+        obj = ctx.tensor(obj)
     if not isinstance(obj, Value):
         if isinstance(index, Value):
             raise ctx.fail("indexing a Python sequence with a tensor")
