@@ -15,6 +15,7 @@ from ember.fx.graph_module import GraphModule
 from ember.fx.interpreter import Interpreter, Transformer
 from ember.fx.node import Node, has_side_effect, map_aggregate, map_arg
 from ember.fx.proxy import Proxy, TraceError
+from ember.fx.subgraph_rewriter import replace_pattern
 
 __all__ = ["symbolic_trace", "Tracer", "wrap", "Graph", "GraphModule", "Interpreter",
            "Transformer", "Node", "Proxy", "replace_pattern", "has_side_effect", "map_arg",

@@ -139,6 +139,12 @@ class CodeGen:
             free_vars.insert(0, "self")
         return f"def {self._func_name}({', '.join(free_vars)}){maybe_return_annotation}:"
 
+    def _expanded_fn_def(self, free_vars: list, maybe_return_annotation: str) -> str:
+        if not free_vars or free_vars[0] != "self":
+            free_vars.insert(0, "self")
+        args = "".join(f"    {v},\n" for v in free_vars)
+        return f"def {self._func_name}(\n{args}){maybe_return_annotation}:"
+
     def generate_output(self, output_args, repr_fn=repr) -> str:
         """The return statement (without indentation)."""
         return f"return {repr_fn(output_args)}"
@@ -156,7 +162,11 @@ class CodeGen:
         return []
 
     def _gen_python_code(self, nodes, root_module: str, namespace: _Namespace, *,
-                         verbose: bool = False) -> PythonCode:
+                         verbose: bool = False, include_stride: bool = False,
+                         include_device: bool = False, colored: bool = False,
+                         expanded_def: bool = False, record_func: bool = False,
+                         additional_meta: list | None = None) -> PythonCode:
+        red, blue, dim_blue, dim_green, dim = (_colors if colored else _no_colors)
         free_vars: list = []
         body: list = []
         globals_: dict = {}
@@ -234,12 +244,30 @@ class CodeGen:
             if not user.users:
                 dead.append(user)
             if dead:
-                body.append(";  " + " = ".join([repr(n) for n in dead] + ["None"]) + "\n")
+                body.append(";  " + dim(" = ".join([repr(n) for n in dead] + ["None"])) + "\n")
             else:
                 body.append("\n")
 
+        def annotation(node) -> str | None:
+            # verbose code shows each value's dtype and shape, as torch.fx's does
+            import ember
+
+            val = node.meta.get("val", node.meta.get("tensor_meta"))
+            if isinstance(val, ember.Tensor) or type(val).__name__ == "TensorMetadata":
+                dtype = _dtype_abbrs.get(str(val.dtype).split(".")[-1], str(val.dtype))
+                text = f"{red(dtype)}{blue(_shape_str(val.shape))}"
+                if include_stride:
+                    stride = val.stride() if callable(val.stride) else val.stride
+                    text += dim_blue(_shape_str(stride))
+                if include_device and isinstance(val, ember.Tensor):
+                    text += dim_green(str(val.device))
+                return f': "{text}"'
+            return None
+
         def emit(node) -> None:
             ann = "" if node.type is None else f" : {type_repr(node.type)}"
+            if verbose and node.op != "output":
+                ann = annotation(node) or ann
             if node.op == "placeholder":
                 default = "" if not node.args else f" = {get_repr(node.args[0])}"
                 free_vars.append(f"{node.target}{ann}{default}")
@@ -289,12 +317,38 @@ class CodeGen:
                 return
             raise NotImplementedError(f"node: {node.op} {node.target}")
 
+        prev_summary = [None]
+
+        def summary(node) -> None:
+            # the source line a node came from (or that none was recorded), once per run
+            if additional_meta:
+                parts = [f"{k}: {node.meta[k]}" for k in additional_meta if k in node.meta]
+                if parts:
+                    body.append(f"# {', '.join(parts)}\n")
+            text = _stack_summary(node.stack_trace)
+            if text != prev_summary[0]:
+                prev_summary[0] = text
+                body.append(f"\n{dim('# ' + text)}\n")
+
+        if record_func:
+            from ember.profiler import record_function
+
+            rf = add_global("record_function", record_function)
+            body.append(f"_rf = {rf}('graph'); _rf.__enter__()\n")
         for node in nodes:
-            if verbose and node.op not in ("placeholder", "output") and node.stack_trace:
-                last = node.stack_trace.strip().splitlines()[-1].strip()
-                body.append(f"\n# {last}\n")
+            if verbose and node.op not in ("placeholder", "output"):
+                summary(node)
+            recorded = record_func and node.op in ("call_function", "call_method",
+                                                   "call_module")
+            if recorded:
+                body.append(f"_rf_{node.name} = {rf}('{node.name}'); "
+                            f"_rf_{node.name}.__enter__()\n")
             emit(node)
             free_after(node)
+            if recorded:
+                body.append(f"_rf_{node.name}.__exit__(None, None, None)\n")
+        if record_func:
+            body.insert(len(body) - 2, "_rf.__exit__(None, None, None)\n")  # before return
         if not body:
             body.append("pass\n")
         wrap_stmts = ""
@@ -305,11 +359,48 @@ class CodeGen:
             wrap_stmts = "\n".join(f'{wrap_name}("{n}")' for n in wrapped_fns)
         for name, value in self.additional_globals():
             add_global(name, value)
-        prologue = self.gen_fn_def(free_vars, ret_annotation[0])
+        if expanded_def:
+            prologue = self._expanded_fn_def(free_vars, ret_annotation[0])
+        else:
+            prologue = self.gen_fn_def(free_vars, ret_annotation[0])
         code = "".join(body).lstrip("\n")
         code = "\n".join("    " + line for line in code.split("\n"))
         src = f"\n{wrap_stmts}\n\n{prologue}\n{code}"
         return PythonCode(src, globals_)
+
+
+_dtype_abbrs = {
+    "float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf16",
+    "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2", "complex128": "c128",
+    "complex64": "c64", "complex32": "c32", "int64": "i64", "int32": "i32", "int16": "i16",
+    "int8": "i8", "uint64": "u64", "uint32": "u32", "uint16": "u16", "uint8": "u8",
+    "bool": "b8",
+}
+
+
+def _ansi(code: str):
+    return lambda s: f"\033[{code}m{s}\033[0m"
+
+
+_colors = (_ansi("31"), _ansi("34"), _ansi("2m\033[34"), _ansi("2m\033[32"), _ansi("2"))
+_no_colors = (str,) * 5
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(x) for x in shape) + "]"
+
+
+def _stack_summary(stack_trace: str | None) -> str:
+    """``File: path:line in fn, code: text`` of a node's innermost frame."""
+    if not stack_trace:
+        return "No stacktrace found for following nodes"
+    lines = stack_trace.rstrip().splitlines()
+    for i in range(len(lines) - 1, -1, -1):
+        m = re.match(r'\s*File "(.+)", line (\d+), in (.+)', lines[i])
+        if m:
+            code = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return f"File: {m.group(1)}:{m.group(2)} in {m.group(3)}, code: {code}"
+    return "No stacktrace found for following nodes"
 
 
 class _node_list:  # noqa: N801 - torch's name
@@ -473,9 +564,10 @@ class Graph:
         return self.create_node("call_method", method_name, args, kwargs, type_expr=type_expr)
 
     def call_function(self, the_function: Callable, args: tuple | None = None,
-                      kwargs: dict | None = None, type_expr=None) -> Node:
-        """Call the Python callable ``the_function``."""
-        return self.create_node("call_function", the_function, args, kwargs,
+                      kwargs: dict | None = None, type_expr=None,
+                      name: str | None = None) -> Node:
+        """Call the Python callable ``the_function`` (``name``: a name hint)."""
+        return self.create_node("call_function", the_function, args, kwargs, name=name,
                                 type_expr=type_expr)
 
     def output(self, result, type_expr=None) -> Node:
@@ -561,19 +653,34 @@ class Graph:
         return _InsertPoint(self, n.append)
 
     # -- code --------------------------------------------------------------------------
-    def python_code(self, root_module: str, *, verbose: bool = False) -> PythonCode:
+    def python_code(self, root_module: str, *, verbose: bool = False,
+                    include_stride: bool = False, include_device: bool = False,
+                    colored: bool = False, expanded_def: bool = False,
+                    record_func: bool = False, additional_meta: list | None = None
+                    ) -> PythonCode:
         """The source of the graph's ``forward`` and its globals.
 
         Args:
             root_module: the name ``get_attr``/``call_module`` nodes are looked up on
                 (``"self"`` in a GraphModule).
-            verbose: add the stack trace of each node as a comment (when recorded).
+            verbose: annotate values with dtype and shape (from ``meta['tensor_meta']`` or
+                ``meta['val']``) and say where each node came from (its stack trace).
+            include_stride: with ``verbose``, add strides to the annotations.
+            include_device: with ``verbose``, add devices (for ``meta['val']`` tensors).
+            colored: color the annotations with ANSI escapes (for a terminal).
+            expanded_def: one parameter per line in the ``def``.
+            record_func: run each node inside ``ember.profiler.record_function`` named
+                after it (so a profile shows the graph's nodes).
+            additional_meta: meta keys to print as a comment above each node (verbose).
         """
         namespace = _Namespace()
         for node in self.nodes:
             namespace.create_name(node.name, node)
-        return self._codegen._gen_python_code(list(self.nodes), root_module, namespace,
-                                              verbose=verbose)
+        return self._codegen._gen_python_code(
+            list(self.nodes), root_module, namespace, verbose=verbose,
+            include_stride=include_stride, include_device=include_device, colored=colored,
+            expanded_def=expanded_def, record_func=record_func,
+            additional_meta=additional_meta)
 
     def set_codegen(self, codegen: CodeGen) -> None:
         """Use ``codegen`` to turn this graph into source."""

@@ -217,23 +217,36 @@ class GraphModule(Module):
         cls.forward = _forward_from_src(self._code, python_code.globals)
         return python_code
 
-    def print_readable(self, print_output: bool = True) -> str:
-        """The module as Python source (a class with its ``forward``, and those of nested
-        GraphModules); printed unless ``print_output=False``. Returns the text."""
-        return self._print_readable(print_output)
+    def print_readable(self, print_output: bool = True, include_stride: bool = False,
+                       include_device: bool = False, colored: bool = False, *,
+                       fast_sympy_print: bool = False, expanded_def: bool = False,
+                       additional_meta: list | None = None) -> str:
+        """The module as Python source: a class with its ``forward`` (values annotated
+        with dtype and shape where ShapeProp recorded them, and where each node came from),
+        nested GraphModules as nested classes. Printed unless ``print_output=False``;
+        returns the text.
 
-    def _print_readable(self, print_output: bool, indent: int = 0) -> str:
+        Args:
+            include_stride, include_device, colored, expanded_def, additional_meta: as in
+                :meth:`Graph.python_code`.
+            fast_sympy_print: has no effect (ember has no symbolic shapes to print).
+        """
+        return self._print_readable(print_output, 0, dict(
+            include_stride=include_stride, include_device=include_device, colored=colored,
+            expanded_def=expanded_def, additional_meta=additional_meta))
+
+    def _print_readable(self, print_output: bool, indent: int, opts: dict) -> str:
         name = self._graphmodule_cls_name
-        src = self._graph.python_code(root_module="self", verbose=True).src.lstrip("\n")
-        src = src.replace("\n\n\n", "\n").strip("\n")
+        src = self._graph.python_code(root_module="self", verbose=True, **opts).src
+        src = src.strip("\n")
         body = "\n".join("    " + line if line.strip() else "" for line in src.split("\n"))
         nested = []
         for child in self.children():
             if isinstance(child, GraphModule):
-                nested.append(child._print_readable(False, 1))
+                nested.append(child._print_readable(False, 1, opts))
         text = f"class {name}(ember.nn.Module):\n"
         text += "".join(n + "\n" for n in nested)
-        text += body + "\n"
+        text += body.rstrip() + "\n"
         if indent:
             text = "\n".join(("    " * indent + ln) if ln.strip() else ln
                              for ln in text.split("\n"))
@@ -333,7 +346,7 @@ class GraphModule(Module):
         """
         import ember
 
-        folder = Path(folder)
+        folder = Path(folder).resolve()
         folder.mkdir(parents=True, exist_ok=True)
         ember.save(self.state_dict(), folder / "state_dict.pt")
         tab = " " * 4

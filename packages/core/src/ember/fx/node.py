@@ -50,6 +50,19 @@ def _side_effectful_ops():
     return out
 
 
+def _random_ops() -> set:
+    import ember
+    import ember.nn.functional as F
+
+    names = ("rand", "randn", "randint", "randperm", "bernoulli", "multinomial", "normal",
+             "poisson", "rand_like", "randn_like", "randint_like")
+    drops = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+             "feature_alpha_dropout")
+    out = {getattr(ember, n, None) for n in names} | {getattr(F, n, None) for n in drops}
+    out.discard(None)
+    return out
+
+
 def _type_repr(obj) -> str:
     if isinstance(obj, type):
         if obj.__module__ == "builtins":
@@ -211,7 +224,7 @@ class Node:
 
     # -- rewriting ---------------------------------------------------------------------
     def replace_all_uses_with(self, replace_with: Node,
-                              delete_user_cb: Callable[[Node], bool] = lambda user: True,
+                              delete_user_cb: Callable[[Node], bool] | None = None,
                               *, propagate_meta: bool = False) -> list:
         """Make every user of this node use ``replace_with`` instead.
 
@@ -232,7 +245,8 @@ class Node:
             replace_with.meta.update(self.meta)
         changed = []
         for user in list(self.users):
-            if user is replace_with or not delete_user_cb(user):
+            if user is replace_with or (delete_user_cb is not None
+                                        and not delete_user_cb(user)):
                 continue
             user._replace_input(self, replace_with)
             changed.append(user)
@@ -249,12 +263,15 @@ class Node:
         self.__update_args_kwargs(map_arg(self._args, swap), map_arg(self._kwargs, swap))
 
     # -- queries -----------------------------------------------------------------------
-    def is_impure(self) -> bool:
+    def is_impure(self, impure_random: bool = True) -> bool:
         """Whether removing this node could change the program (placeholders, outputs,
-        side-effecting functions, in-place methods, modules marked impure)."""
+        side-effecting functions, in-place methods, modules marked impure, and — with
+        ``impure_random`` — random ops, whose removal changes the random stream)."""
         if self.op in ("placeholder", "output"):
             return True
         if self.op == "call_function":
+            if impure_random and self.target in _random_ops():
+                return True
             return self.target in _side_effectful_functions or \
                 self.target in _side_effectful_ops()
         if self.op == "call_method":
@@ -288,10 +305,14 @@ class Node:
         return qualified_name(target)
 
     def format_node(self, placeholder_names: list | None = None,
-                    maybe_return_typename: list | None = None) -> str | None:
+                    maybe_return_typename: list | None = None, *,
+                    include_tensor_metadata: bool = False) -> str | None:
         """A one-line description of the node, as ``Graph.__str__`` prints it::
 
             %add : [num_users=1] = call_function[target=operator.add](args = (%x, 1), kwargs = {})
+
+        With ``include_tensor_metadata``, call nodes that hold a tensor in ``meta['val']``
+        show its dtype and shape (``%add : f32[2, 3][num_users=1] = ...``).
         """
         users = f"[num_users={len(self.users)}]"
         typename = f"{_type_repr(self.type)} " if self.type is not None else ""
@@ -308,6 +329,15 @@ class Node:
             if self.type is not None and maybe_return_typename:
                 maybe_return_typename[0] = f" -> {_type_repr(self.type)}"
             return f"return {self.args[0]}"
+        if include_tensor_metadata:
+            import ember
+
+            val = self.meta.get("val")
+            if isinstance(val, ember.Tensor):
+                from ember.fx.graph import _dtype_abbrs, _shape_str
+
+                dt = str(val.dtype).split(".")[-1]
+                typename = f"{_dtype_abbrs.get(dt, dt)}{_shape_str(val.shape)}"
         return (f"%{self.name} : {typename}{users} = {self.op}[target="
                 f"{self._pretty_print_target(self.target)}](args = {_format_arg(self.args)}, "
                 f"kwargs = {_format_arg(self.kwargs)})")
