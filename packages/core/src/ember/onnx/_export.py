@@ -157,6 +157,7 @@ def _bind_arguments(model, args, kwargs):
         raise TypeError(f"ember.onnx.export: the example arguments do not fit "
                         f"{type(model).__name__}.forward{sig}: {e}") from None
     tensor_params, concrete = [], {}
+    _PARAM_ORDER[0] = tuple(p.name for p in params)
     for p in params:
         if p.name in bound.arguments:
             value = bound.arguments[p.name]
@@ -237,6 +238,28 @@ class _ExportTracer:
         return Tracer()
 
 
+_ROOT = "_ember_onnx_root"
+
+
+def _leaf_root(model, tensor_params, concrete):
+    """A graph of one call_module node, for a root module that has a converter (its own
+    forward is not traced: it may call ember's internals)."""
+    from ember.fx import Graph, GraphModule
+    from ember.nn import Module
+
+    holder = Module()
+    setattr(holder, _ROOT, model)
+    graph = Graph()
+    names = [n for n in _PARAM_ORDER[0] if n in dict(tensor_params) or n in concrete]
+    nodes = {n: graph.placeholder(n) for n in names}
+    tensors = {n for n, _ in tensor_params}
+    last = max((i for i, n in enumerate(names) if n in tensors), default=-1)
+    args = tuple(nodes[n] for n in names[:last + 1])
+    kwargs = {n: nodes[n] for n in names[last + 1:]}
+    graph.output(graph.call_module(_ROOT, args, kwargs))
+    return GraphModule(holder, graph), graph
+
+
 def _module_path(node) -> str:
     stack = node.meta.get("nn_module_stack")
     if not stack:
@@ -266,7 +289,8 @@ def _fix(result, desc, ctx):
         return result
     if isinstance(result, tuple | list) and desc is not None and desc[0] == "seq" and \
             len(result) == len(desc[2]):
-        return type(result)(_fix(r, d, ctx) for r, d in zip(result, desc[2]))
+        items = [_fix(r, d, ctx) for r, d in zip(result, desc[2])]
+        return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
     return result
 
 
@@ -320,8 +344,10 @@ def _convert(gm, graph, ctx, inputs: dict, described: dict, kept: dict, fold: bo
         desc = described.get(node)
         ctx.out = desc
         if node.op == "placeholder":
-            env[node] = inputs[node.target] if node.target in inputs else \
-                kept.get(node, desc[1] if _static_python(desc) else None)
+            if node.target in inputs:
+                env[node] = inputs[node.target]
+            else:
+                env[node] = kept.get(node, desc[1] if _static_python(desc) else None)
             continue
         if node.op == "get_attr":
             env[node] = _fetch_attr(gm, node.target)
@@ -350,7 +376,7 @@ def _fetch_attr(gm, target: str):
 def _call_converter(gm, node, ctx, args, kwargs):
     if node.op == "call_module":
         module = _fetch_attr(gm, node.target)
-        ctx.path = str(node.target)
+        ctx.path = "" if node.target == _ROOT else str(node.target)
         fn = C.lookup_module(module)
         if fn is None:
             raise UnsupportedOperatorError(type(module).__qualname__, ctx.opset, None,
@@ -426,16 +452,24 @@ def export_model(model, args, *, kwargs=None, export_params=True, verbose=False,
     C.resolve_tables()
     with select_model_mode_for_export(model, training), _exporting():
         tensor_params, concrete = _bind_arguments(model, args, kwargs)
-        tracer = _ExportTracer.make()
-        try:
-            with _leaf_functions():
-                graph = tracer.trace(model, concrete_args=concrete or None)
-        except UnsupportedOperatorError:
-            raise
-        except Exception as e:  # noqa: BLE001 - say which export failed
-            raise OnnxExporterError(f"ember.onnx.export: tracing {type(model).__name__} with "
-                                    f"ember.fx failed: {type(e).__name__}: {e}") from e
-        gm = GraphModule(model, graph)
+        if C.lookup_module(model) is not None:
+            gm, graph = _leaf_root(model, tensor_params, concrete)
+        else:
+            tracer = _ExportTracer.make()
+            try:
+                with _leaf_functions():
+                    graph = tracer.trace(model, concrete_args=concrete or None)
+            except UnsupportedOperatorError:
+                raise
+            except Exception as e:  # noqa: BLE001 - say which export failed
+                raise OnnxExporterError(f"ember.onnx.export: tracing {type(model).__name__} "
+                                        f"with ember.fx failed: {type(e).__name__}: {e}") from e
+            for node in graph.nodes:
+                # every run passes all placeholders; defaults could make invalid code
+                # ("x=None, y") when a fixed argument follows one with a default
+                if node.op == "placeholder" and node.args:
+                    node.args = ()
+            gm = GraphModule(model, graph)
 
         # the graph inputs: every tensor in the tensor arguments, flattened in order
         flat, per_param = [], []
@@ -552,17 +586,19 @@ def _restructure(value, vals: list):
 
 
 def _positional(placeholders, tensor_params, concrete):
-    """The run arguments of the GraphModule, one per placeholder."""
+    """The run arguments of the GraphModule, one per placeholder (the placeholders are
+    forward's parameters in order; fx may rename the fixed ones)."""
     values = dict(tensor_params)
-    out = []
-    for p in placeholders:
-        if p.target in values:
-            out.append(values[p.target])
-        elif p.target in concrete:
-            out.append(concrete[p.target])
-        else:
-            out.append(p.args[0] if p.args else None)
-    return out
+    values.update(concrete)
+    order = [n for n in _PARAM_ORDER[0] if n in values]
+    if len(order) != len(placeholders):
+        raise OnnxExporterError(f"ember.onnx.export: the traced graph has "
+                                f"{len(placeholders)} inputs for forward's {len(order)} "
+                                f"parameters")
+    return [values[n] for n in order]
+
+
+_PARAM_ORDER: list = [()]
 
 
 def _vary(gm, placeholders, tensor_params, concrete, flat, names, in_axes, described):

@@ -4,6 +4,7 @@ indexing, creation and casts (ember functions, ``operator`` and Tensor methods).
 from __future__ import annotations
 
 import builtins
+import collections
 import math
 import operator
 
@@ -377,6 +378,9 @@ def amin(ctx, input, dim=(), keepdim=False):
     return _reduce(ctx, "ReduceMin", input, dim, keepdim)
 
 
+_ValuesIndices = collections.namedtuple("_ValuesIndices", ["values", "indices"])
+
+
 def _max_min(reduce_op, arg_op, binary_op):
     def convert(ctx, input, dim=None, keepdim=False, *, out=None):
         if isinstance(dim, Value):  # max(input, other)
@@ -387,7 +391,7 @@ def _max_min(reduce_op, arg_op, binary_op):
         axis = _norm_dim(dim, x.rank)
         values = ctx.b.reduce(reduce_op, x, [axis], keepdim, dtype=x.dtype)
         indices = ctx.op(arg_op, [x], axis=axis, keepdims=int(bool(keepdim)), dtype=np.int64)
-        return (values, indices)
+        return _ValuesIndices(values, indices)
 
     return convert
 
@@ -923,6 +927,12 @@ def getitem(ctx, obj, index):
     return _index_tensor(ctx, obj, index)
 
 
+def _is_ember_tensor(x) -> bool:
+    import ember
+
+    return isinstance(x, ember.Tensor)
+
+
 def _index_tensor(ctx, x, index):
     items = list(index) if isinstance(index, tuple) else [index]
     n_real = builtins.sum(1 for i in items if i is not None and i is not Ellipsis)
@@ -960,7 +970,7 @@ def _index_tensor(ctx, x, index):
             steps.append(1)
             squeeze_axes.append(in_dim)
             in_dim += 1
-        elif isinstance(it, Value) or isinstance(it, list):
+        elif isinstance(it, Value | list) or _is_ember_tensor(it):
             if tensor_index is not None:
                 raise ctx.unsupported("indexing with more than one tensor index")
             tensor_index = (in_dim, out_dim, it)
