@@ -14,7 +14,7 @@ import ember.nn.functional as F
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 
-from test_onnx_export import _flat, _run, export_and_compare  # noqa: E402
+from test_onnx_export import _run, export_and_compare  # noqa: E402
 
 
 class Fn(nn.Module):
@@ -60,7 +60,8 @@ FUNCTION_CASES = {
     "transpose_permute": lambda x: x.transpose(0, 1).permute(2, 0, 1).contiguous(),
     "t_matmul": lambda x: x[0] @ x[0].t() + ember.matmul(x, x.transpose(1, 2)).sum(0),
     "bmm": lambda x: ember.bmm(x, x.transpose(-1, -2)),
-    "cat_stack": lambda x: ember.cat([x, x * 2], dim=1).sum(1) + ember.stack([x, x]).sum(0).sum(1),
+    "cat_stack": lambda x: (ember.cat([x, x * 2], dim=1).sum(1)
+                            + ember.stack([x, x]).sum(0).sum(1)),
     "split_chunk": lambda x: x.split(3, dim=-1)[1] + x.chunk(2, -1)[0],
     "unbind": lambda x: x.unbind(1)[2],
     "getitem": lambda x: x[:, 1:3, ::2] + x[..., 0:1][:, :2] + x[0, None, :2, -1:],
@@ -71,14 +72,16 @@ FUNCTION_CASES = {
     "size_tuple": lambda x: x.view(x.size()[:-1] + (2, -1)),
     "to_dtype": lambda x: x.to(ember.float64).to(dtype=ember.float32) + x.int().float(),
     "type_as_long": lambda x: x.type_as(x) + x.long().float(),
-    "zeros_ones_full_like": lambda x: ember.zeros_like(x) + ember.ones_like(x) + ember.full_like(x, 2.0),
+    "zeros_ones_full_like": lambda x: (ember.zeros_like(x) + ember.ones_like(x)
+                                       + ember.full_like(x, 2.0)),
     "arange_dynamic": lambda x: x + ember.arange(x.size(-1)).float(),
     "zeros_dynamic": lambda x: x + ember.zeros(x.size(0), 1, x.size(2)),
     "triu_tril": lambda x: ember.triu(x, 1) + x.tril(),
     "dropout_eval": lambda x: F.dropout(x, 0.5, training=False),
     "einsum": lambda x: ember.einsum("bij,bkj->bik", x, x),
     "sdpa_plain": lambda x: F.scaled_dot_product_attention(x, x, x),
-    "pad": lambda x: F.pad(x, (1, 2)) .sum(-1) + F.pad(x, (1, 1, 1, 1), "reflect").mean((1, 2)).unsqueeze(1),
+    "pad": lambda x: (F.pad(x, (1, 2)).sum(-1)
+                      + F.pad(x, (1, 1, 1, 1), "reflect").mean((1, 2)).unsqueeze(1)),
     "layer_norm_f": lambda x: F.layer_norm(x, (x.shape[-1],)),
 }
 
@@ -302,8 +305,6 @@ def test_constant_folding_precomputes_parameter_ops():
     assert "Transpose" not in [n.op_type for n in folded.graph.node]
     assert "Transpose" in [n.op_type for n in plain.graph.node]
     m = M().eval()
-    for proto in (folded, plain):
-        pass
     x = _x(2, 3)
     got = _run(ember.onnx.export(m, (x,), None, do_constant_folding=False)
                .model_proto.SerializeToString(), x)[0]
@@ -366,6 +367,8 @@ def test_exportable_module_and_input_observer():
         lin(_x(5, 3))
     assert obs.infer_dynamic_shapes() == ({0: "arg0_dim0"},)
     assert tuple(obs.infer_arguments()[0].shape) == (2, 3)
+    assert tuple(obs.infer_arguments(1, flat=True)[0].shape) == (5, 3)
+    assert obs.infer_arguments(as_args_kwargs=True)[1] == {}
     assert "forward" not in vars(lin)
 
 

@@ -95,12 +95,12 @@ class ONNXProgram:
     onnxruntime (as ``torch.onnx.ONNXProgram``).
 
     Args:
-        model_proto: the ``onnx.ModelProto``.
+        model: the ``onnx.ModelProto``.
         exported_program: kept for PyTorch's signature (None).
     """
 
-    def __init__(self, model_proto, exported_program=None) -> None:
-        self.model_proto = model_proto
+    def __init__(self, model, exported_program) -> None:
+        self.model_proto = model
         self.exported_program = exported_program
         self._session = None
 
@@ -121,7 +121,8 @@ class ONNXProgram:
         write_model(proto, destination)
 
     def initialize_inference_session(self, initializer=None) -> None:
-        """Make the onnxruntime session ``__call__`` uses."""
+        """Make the onnxruntime session ``__call__`` uses (``initializer(model_bytes)``
+        makes it when given)."""
         if initializer is not None:
             self._session = initializer(self.model_proto.SerializeToString())
             return
@@ -230,7 +231,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
                          dynamic_axes=dynamic_axes, dynamic_shapes=dynamic_shapes,
                          keep_initializers_as_inputs=keep_initializers_as_inputs,
                          do_constant_folding=do_constant_folding, training=training)
-    program = ONNXProgram(proto)
+    program = ONNXProgram(proto, None)
     if verify:
         _verify(program, model, args, kwargs)
     if f is not None:
@@ -334,15 +335,26 @@ class InputObserver:
         finally:
             del model.forward
 
-    def infer_arguments(self, index: int = 0):
-        """The positional arguments of the ``index``-th recorded call."""
+    def infer_arguments(self, index_or_args_or_kwargs=None, flat: bool = False,
+                        as_args_kwargs: bool = False):
+        """The arguments of a recorded call (the first by default, or the
+        ``index_or_args_or_kwargs``-th): the positional ones as a tuple, a flat list of
+        them and the keyword values with ``flat``, or ``(args, kwargs)`` with
+        ``as_args_kwargs``."""
         if not self.inputs:
             raise RuntimeError("InputObserver: no call was recorded")
-        return tuple(self.inputs[index][0])
+        index = 0 if index_or_args_or_kwargs is None else index_or_args_or_kwargs
+        args, kwargs = self.inputs[index]
+        if as_args_kwargs:
+            return tuple(args), dict(kwargs)
+        if flat:
+            return list(args) + list(kwargs.values())
+        return tuple(args)
 
-    def infer_dynamic_shapes(self):
+    def infer_dynamic_shapes(self, set_batch_dimension_for=None):
         """Per positional tensor argument ``{axis: name}`` for the axes whose size differed
-        between the recorded calls."""
+        between the recorded calls; axis 0 also for the argument indices in
+        ``set_batch_dimension_for`` (or all of them with True)."""
         import ember
 
         if not self.inputs:
@@ -354,6 +366,9 @@ class InputObserver:
                 shapes.append(None)
                 continue
             dyn = {}
+            if set_batch_dimension_for is True or (
+                    set_batch_dimension_for and i in set_batch_dimension_for):
+                dyn[0] = "batch"
             for args, _ in self.inputs[1:]:
                 other = args[i]
                 for ax, (x, y) in enumerate(zip(a.shape, other.shape)):

@@ -483,17 +483,15 @@ def export_model(model, args, *, kwargs=None, export_params=True, verbose=False,
             raise ValueError(f"ember.onnx.export: {len(names)} input_names for {len(flat)} "
                              f"input tensors")
         default_names = []
-        for name, value, n in per_param:
+        for name, _, n in per_param:
             default_names.extend([name] if n == 1 else [f"{name}_{i}" for i in range(n)])
         names += default_names[len(names):]
 
-        run_args = [value for _, value in tensor_params]
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
         const = _const_nodes(graph, concrete) if do_constant_folding else set()
         keep = const | set(placeholders)
         described, kept = _run_graph(gm, _positional(placeholders, tensor_params, concrete),
                                      keep)
-        del run_args
 
         # which axes are dynamic: run again with them longer
         out_names_guess = list(output_names or [])
@@ -508,7 +506,7 @@ def export_model(model, args, *, kwargs=None, export_params=True, verbose=False,
         # inputs of the ONNX graph
         inputs, pos = {}, 0
         for pname, value, n in per_param:
-            vals = []
+            vals = []  # the graph inputs of this argument
             for t in flat[pos:pos + n]:
                 iname = names[pos]
                 dims = list(t.shape)
@@ -564,7 +562,7 @@ def export_model(model, args, *, kwargs=None, export_params=True, verbose=False,
         raise CheckerError(f"ember.onnx.export: the exported model does not pass "
                            f"onnx.checker: {e}") from e
     if verbose:
-        print(onnx.helper.printable_graph(proto.graph))
+        print(onnx.printer.to_text(proto.graph))
     return proto
 
 
@@ -620,13 +618,13 @@ def _vary(gm, placeholders, tensor_params, concrete, flat, names, in_axes, descr
                        for a in in_axes.get(names[i], {})):
                     continue
 
-                def swap(v):
+                def swap(v, grown=grown):
                     if isinstance(v, Tensor):
                         return grown[id(v)]
                     if isinstance(v, tuple | list):
-                        return type(v)(swap(x) for x in v)
+                        return type(v)(swap(x, grown) for x in v)
                     if isinstance(v, dict):
-                        return {k: swap(x) for k, x in v.items()}
+                        return {k: swap(x, grown) for k, x in v.items()}
                     return v
 
                 params = [(n, swap(v)) for n, v in tensor_params]
