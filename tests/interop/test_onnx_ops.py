@@ -382,3 +382,70 @@ def test_mapped_names_listing():
     for m in ("view", "reshape", "size", "permute", "masked_fill"):
         assert m in names["methods"]
     assert any(n.endswith(".LSTM") for n in names["modules"])
+
+
+MORE_LAYERS = {
+    "bilinear": (lambda: nn.Bilinear(6, 6, 3), (2, 6)),
+    "rmsnorm": (lambda: nn.RMSNorm(8), (2, 4, 8)),
+    "unflatten": (lambda: nn.Unflatten(2, (2, 4)), (2, 4, 8)),
+    "reflection_pad1d": (lambda: nn.ReflectionPad1d(2), (2, 4, 8)),
+    "replication_pad2d": (lambda: nn.ReplicationPad2d(1), (2, 4, 5, 5)),
+    "conv3d": (lambda: nn.Conv3d(2, 3, 3, padding=1), (1, 2, 4, 4, 4)),
+    "conv_transpose1d": (lambda: nn.ConvTranspose1d(4, 2, 3, stride=2), (2, 4, 8)),
+    "conv1d_circular": (lambda: nn.Conv1d(4, 2, 3, padding=1, padding_mode="circular"),
+                        (2, 4, 8)),
+    "adaptive_avg3d": (lambda: nn.AdaptiveAvgPool3d(1), (1, 2, 4, 4, 4)),
+    "instancenorm1d": (lambda: nn.InstanceNorm1d(4), (2, 4, 8)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_LAYERS))
+def test_more_layers(name):
+    make, shape = MORE_LAYERS[name]
+    layer = make()
+    x = _x(*shape)
+    if name == "bilinear":
+        class Pair(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.b = layer
+
+            def forward(self, x):
+                return self.b(x, x * 2)
+
+        layer = Pair()
+    export_and_compare(layer, (x,), opset_version=19 if "circular" in name else None)
+
+
+def test_index_ops_and_addmm():
+    class M(nn.Module):
+        def forward(self, x, idx):
+            g = ember.gather(x, 1, idx) + x.index_select(1, idx[0])
+            return ember.addmm(g[:, :1], x, x.t()[:, :3], beta=0.5, alpha=2.0)
+
+    x = _x(3, 4)
+    idx = ember.tensor([[0, 3, 1, 2], [1, 1, 0, 0], [2, 3, 3, 0]])
+    export_and_compare(M(), (x, idx))
+
+
+def test_transformer_decoder_and_unbatched_attention():
+    ember.manual_seed(0)
+    layer = nn.TransformerDecoderLayer(16, 2, dim_feedforward=32, norm_first=True)
+    dec = nn.TransformerDecoder(layer, 2, norm=nn.LayerNorm(16))
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dec = dec
+            self.mha = nn.MultiheadAttention(16, 4, batch_first=True, kdim=8, vdim=8)
+
+        def forward(self, tgt, mem, kv):
+            causal = nn.Transformer.generate_square_subsequent_mask(tgt.size(0))
+            y = self.dec(tgt, mem, tgt_mask=causal)
+            out, w = self.mha(tgt[:, 0], kv[0], kv[0], average_attn_weights=False)
+            return y, out, w
+
+    args = (_x(5, 2, 16), _x(7, 2, 16), _x(2, 6, 8))
+    export_and_compare(M(), args, [(_x(8, 2, 16), _x(3, 2, 16), _x(2, 6, 8))],
+                       rtol=1e-3, atol=1e-4, input_names=["tgt", "mem", "kv"],
+                       dynamic_axes={"tgt": {0: "t"}, "mem": {0: "s"}})
