@@ -14,3 +14,13 @@ ember.fx.wrap("norm_plus")
 
 def uses_wrapped(x):
     return norm_plus(x, x) * 2
+
+
+@ember.fx.wrap
+def scaled_to_one(x):
+    # wrapped by decorator: float(x.max()) needs a real tensor
+    return x / float(x.abs().max())
+
+
+def uses_decorated(x):
+    return scaled_to_one(x) + 1

@@ -331,6 +331,10 @@ def test_math_autowrap_and_wrap_by_name():
     gm2 = symbolic_trace(gm)
     assert [n.target for n in gm2.graph.nodes if n.op == "call_function"] == \
         [_fx_wrapped.norm_plus, operator.mul]
+    gm = symbolic_trace(_fx_wrapped.uses_decorated)  # wrap used as a decorator
+    assert [n.target for n in gm.graph.nodes if n.op == "call_function"] == \
+        [_fx_wrapped.scaled_to_one, operator.add]
+    close(gm(x), _fx_wrapped.uses_decorated(x))
     with pytest.raises(NotImplementedError, match="top level of a module"):
         ember.fx.wrap("anything")
 
@@ -395,9 +399,91 @@ def test_proxy_on_a_hand_built_graph():
         x.tracer.create_arg(object())
 
 
-def test_varargs_are_refused_with_a_clear_error():
-    def f(*xs):
-        return xs[0]
+def test_star_args_and_kwargs_are_placeholders():
+    def f(x, *rest, scale=2.0, **kw):
+        return (x + kw["a"]) * scale + rest[1]
 
-    with pytest.raises(NotImplementedError, match=r"\*xs"):
-        symbolic_trace(f)
+    gm = symbolic_trace(f)
+    assert "def forward(self, x, *rest, scale = 2.0, **kw):" in gm.code
+    assert "getitem_1 = _rest[1]" in gm.code and "getitem = _kw['a']" in gm.code
+    x = ember.randn(3)
+    args = (x, 0, ember.ones(3))
+    close(gm(*args, a=ember.full((3,), 2.0)), f(*args, a=ember.full((3,), 2.0)))
+
+    class M(nn.Module):
+        def forward(self, *xs):
+            a, b = xs
+            return a * b
+
+    gm = symbolic_trace(M())
+    assert [n.target for n in gm.graph.nodes][:1] == ["*xs"]
+    close(gm(ember.ones(2), ember.full((2,), 3.0)), ember.full((2,), 3.0))
+
+
+def test_ember_helpers_run_on_proxies_record_their_ops():
+    # nn.Transformer.generate_square_subsequent_mask builds its mask with ember's internal
+    # creation op (imported from ember._ops.creation): traced, not run on the Proxy
+    class Causal(nn.Module):
+        def forward(self, x):
+            return x + nn.Transformer.generate_square_subsequent_mask(x.size(1))
+
+    gm = symbolic_trace(Causal())
+    assert "full = ember.full((size, size), -inf" in gm.code
+    for t in (3, 5):
+        x = ember.randn(2, t, t)
+        out, ref = gm(x), Causal()(x)
+        np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    # and the internal modules are restored
+    from ember._ops import creation
+
+    assert not hasattr(creation.full, "_fx_original")
+
+
+def test_real_tensor_method_with_proxy_argument():
+    mask = ember.tensor([1, 0, 1])
+
+    def f(x):
+        return mask.to(x.dtype) * x, mask.masked_fill(x > 0, 5)
+
+    gm = symbolic_trace(f)
+    assert "to = _tensor_constant0.to(getattr_1)" in gm.code
+    x = ember.tensor([-1.0, 2.0, 3.0])
+    for a, b in zip(gm(x), f(x)):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    # outside tracing the methods are the originals again
+    assert "to" not in vars(ember.Tensor) or not hasattr(vars(ember.Tensor)["to"], "__wrapped__")
+
+
+def test_create_args_for_root_returns_function_and_arguments():
+    class Recording(Tracer):
+        def create_args_for_root(self, root_fn, is_module, concrete_args=None):
+            fn, args = super().create_args_for_root(root_fn, is_module, concrete_args)
+            self.seen = [type(a).__name__ for a in args]
+            return fn, args
+
+    t = Recording()
+    t.trace(MLP())
+    assert t.seen == ["MLP", "Proxy"]
+
+
+def helper_with_python_logic(x, k):
+    # data-dependent: fails if traced through; kept whole with autowrap_functions
+    return x * (2 if k > 1 else 1)
+
+
+def calls_helper(x):
+    return helper_with_python_logic(x, 3) + 1
+
+
+def test_autowrap_functions():
+    with pytest.raises(TraceError):
+        Tracer().trace(lambda x: helper_with_python_logic(x, x.sum()))
+    graph = Tracer(autowrap_functions=(helper_with_python_logic,)).trace(calls_helper)
+    node = next(n for n in graph.nodes if n.op == "call_function")
+    assert node.target is helper_with_python_logic and node.meta["is_wrapped"]
+    gm = GraphModule(nn.Module(), graph)
+    x = ember.randn(3)
+    close(gm(x), calls_helper(x))
+    assert helper_with_python_logic.__module__ == __name__  # the global is restored
+    assert globals()["helper_with_python_logic"].__name__ == "helper_with_python_logic"
+    assert not hasattr(globals()["helper_with_python_logic"], "_fx_original")

@@ -199,16 +199,11 @@ def test_compile_returns_the_model_and_warns_once(monkeypatch):
 
 
 def test_onnx_and_fx_say_they_are_not_there_yet():
-    import ember.fx
     import ember.onnx
 
     with pytest.raises(ember.onnx.OnnxExporterError, match="not available yet"):
         ember.onnx.export(ember.nn.Linear(2, 2), (ember.ones(1, 2),), "m.onnx")
     assert ember.onnx.is_in_onnx_export() is False
-    with pytest.raises(RuntimeError, match="not available yet"):
-        ember.fx.symbolic_trace(ember.nn.Linear(2, 2))
-    with pytest.raises(RuntimeError, match="not available yet"):
-        ember.fx.GraphModule()
 
 
 def test_testing_assert_allclose_deprecated_alias():

@@ -120,10 +120,7 @@ def _signature(fn):
 SIGNATURE_EXCEPTIONS = {
     "cpu.amp.autocast": "dtype=None means bfloat16 (optional ml_dtypes: not at import)",
     "cuda.amp.custom_fwd": "PyTorch's is a deprecated wrapper with (fwd=None, *, cast_inputs)",
-    "fx.Tracer": "placeholder class (issue 23)", "fx.Graph": "placeholder class (issue 23)",
-    "fx.GraphModule": "placeholder class", "fx.Interpreter": "placeholder class",
-    "fx.Transformer": "placeholder class", "fx.Node": "placeholder class",
-    "fx.Proxy": "placeholder class", "onnx.ONNXProgram": "placeholder class",
+    "onnx.ONNXProgram": "placeholder class",
     "onnx.export": "keyword options beyond PyTorch's are taken as **options",
     "cuda.Stream": "PyTorch's takes **kwargs on __new__", "cuda.ExternalStream": "same",
     "cuda.Event": "PyTorch's takes *args, **kwargs on __new__",

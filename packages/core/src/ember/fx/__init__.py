@@ -8,8 +8,9 @@ docs/fx.md for what is captured and how tracing works without ``__torch_function
 
 from __future__ import annotations
 
-from ember.fx import immutable_collections, passes
-from ember.fx._symbolic_trace import PH, Tracer, _assert, _assert_is_none, symbolic_trace, wrap
+# submodules reachable as attributes, as torch.fx's are once imported
+from ember.fx import immutable_collections, operator_schemas, passes  # noqa: F401
+from ember.fx._symbolic_trace import PH, Tracer, symbolic_trace, wrap
 from ember.fx.graph import CodeGen, Graph, PythonCode
 from ember.fx.graph_module import GraphModule
 from ember.fx.interpreter import Interpreter, Transformer
@@ -20,5 +21,3 @@ from ember.fx.subgraph_rewriter import replace_pattern
 __all__ = ["symbolic_trace", "Tracer", "wrap", "Graph", "GraphModule", "Interpreter",
            "Transformer", "Node", "Proxy", "replace_pattern", "has_side_effect", "map_arg",
            "map_aggregate", "PH", "CodeGen", "PythonCode", "TraceError"]
-
-_unused = (immutable_collections, passes, _assert, _assert_is_none)

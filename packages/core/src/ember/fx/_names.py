@@ -65,6 +65,12 @@ def qualified_name(func) -> str:
     name = getattr(func, "__name__", None)
     if name is not None and getattr(builtins, name, None) is func:
         return name
+    if isinstance(func, type) and name is not None:
+        import ember
+
+        for ns, mod in (("ember", ember), ("ember.nn", sys.modules.get("ember.nn"))):
+            if mod is not None and getattr(mod, name, None) is func:
+                return f"{ns}.{name}"
     hit = _public_names().get(id(func))
     if hit is not None and hit[1] is func:
         return hit[0]

@@ -24,15 +24,17 @@ import inspect
 import math
 import operator
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
 from ember.fx._names import public_op_namespaces
 from ember.fx.graph import Graph
 from ember.fx.node import Argument
-from ember.fx.proxy import ParameterProxy, TracerBase, _find_proxy
+from ember.fx.proxy import ParameterProxy, Scope, ScopeContextManager, TracerBase, _find_proxy
 
-__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "PHBase"]
+__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "PHBase", "is_fx_tracing",
+           "is_fx_symbolic_tracing"]
 
 # (id(globals dict), name) -> globals dict, filled by wrap() at module scope
 _wrapped_fns_to_patch: dict = {}
@@ -46,6 +48,16 @@ class PHBase:
 
 
 PH = PHBase()
+
+
+def is_fx_tracing() -> bool:
+    """Whether an ember.fx trace is running (code can take a traceable path then)."""
+    return _active_traces[0] > 0
+
+
+def is_fx_symbolic_tracing() -> bool:
+    """Whether symbolic tracing (``Tracer.trace``) is running."""
+    return _active_traces[0] > 0
 
 
 def _assert_is_none(value, msg: str) -> None:
@@ -130,6 +142,7 @@ def _tensor_operator_wrapper(orig, target):
             return proxy.tracer.create_proxy("call_function", target, (self,) + args, kwargs)
         return orig(self, *args, **kwargs)
 
+    op._fx_original = orig
     return op
 
 
@@ -140,6 +153,7 @@ def _tensor_method_wrapper(orig, name: str):
             return proxy.tracer.create_proxy("call_method", name, (self,) + args, kwargs)
         return orig(self, *args, **kwargs)
 
+    method._fx_original = orig
     return method
 
 
@@ -187,11 +201,26 @@ _tables: dict = {"key": None}
 _active_traces = [0]
 
 
+def _internal_modules() -> list:
+    """ember's own Python modules (not the compiled core, not ember.fx): where ember's code
+    reaches ops through its globals (``from ember._ops.creation import full``)."""
+    out = []
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == "ember" or name.startswith("ember.")):
+            continue
+        if name.startswith(("ember.fx", "ember._C")):
+            continue
+        if str(getattr(mod, "__file__", "") or "").endswith(".py"):
+            out.append(mod)
+    return out
+
+
 def _tables_key():
     import ember
     from ember._ops._registry import registered_ops
 
-    return (len(registered_ops()), len(vars(ember.Tensor)))
+    return (len(registered_ops()), len(vars(ember.Tensor)),
+            sum(1 for n in sys.modules if n.startswith("ember.")))
 
 
 def _op_function_table() -> dict:
@@ -219,13 +248,19 @@ def _refresh_tables() -> None:
             fn = getattr(mod, name, None)
             if callable(fn) and not isinstance(fn, type) and not inspect.ismodule(fn):
                 table.setdefault(id(fn), fn)
-    # the namespace entries bound to those functions
+    # the entries bound to those functions: in the public namespaces, and in ember's own
+    # modules, so that ember code run on a Proxy (a helper that builds a mask from a traced
+    # size) records its ops too
     entries = []
-    for _, mod in public_op_namespaces():
+    seen = set()
+    for mod in [m for _, m in public_op_namespaces()] + _internal_modules():
         d = vars(mod)
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
         for name, value in list(d.items()):
             if not name.startswith("__") and table.get(id(value)) is value:
-                entries.append((d, name, _op_wrapper(value)))
+                entries.append((d, name, value))
     # the Tensor methods a real tensor might be called through with a Proxy argument
     names = set()
     for op in registered_ops():
@@ -290,7 +325,7 @@ class Tracer(TracerBase):
         self.param_shapes_constant = param_shapes_constant
         self.submodule_paths: dict | None = None
         self.root_module_name = ""
-        self.scope = None
+        self.scope = Scope("", None)
         self.module_stack: collections.OrderedDict = collections.OrderedDict()
         self.num_calls: dict = {}
         self.node_name_to_scope: dict = {}
@@ -360,9 +395,10 @@ class Tracer(TracerBase):
         key = module_qualified_name if calls == 0 else f"{module_qualified_name}@{calls}"
         self.module_stack[key] = (module_qualified_name, type(m))
         try:
-            if not self.is_leaf_module(m, module_qualified_name):
-                return forward(*args, **kwargs)
-            return self.create_proxy("call_module", module_qualified_name, args, kwargs)
+            with ScopeContextManager(self.scope, Scope(module_qualified_name, type(m))):
+                if not self.is_leaf_module(m, module_qualified_name):
+                    return forward(*args, **kwargs)
+                return self.create_proxy("call_module", module_qualified_name, args, kwargs)
         finally:
             self.module_stack.pop(key, None)
 
@@ -399,7 +435,7 @@ class Tracer(TracerBase):
                              concrete_args: dict | None = None):
         """Placeholders for ``root_fn``'s parameters; ``concrete_args`` fixes some of them
         (the graph then checks at run time that the same value is passed). Returns the
-        function to call and its arguments."""
+        function to call and its arguments (``self`` first for a module)."""
         fn = inspect.unwrap(root_fn)
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())
@@ -410,30 +446,51 @@ class Tracer(TracerBase):
             if k not in names:
                 raise TypeError(f"concrete_args names {k!r}, which is not an argument of "
                                 f"{getattr(fn, '__qualname__', fn)} (its arguments: {names})")
-        args: list = [self.root] if is_module else []
-        kwargs: dict = {}
+        values: dict = {}
         counter = [0]
         for p in params[skip_self:]:
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                star = "*" if p.kind == p.VAR_POSITIONAL else "**"
-                raise NotImplementedError(
-                    f"tracing a function with {star}{p.name} is not supported: give "
-                    f"{getattr(fn, '__qualname__', fn)} named parameters")
-            if p.name in concrete_args and not isinstance(concrete_args[p.name], PHBase):
-                value = self._concrete_placeholder(p.name, concrete_args[p.name], counter)
+            if p.kind == p.VAR_POSITIONAL:
+                # the tuple of extra inputs is one placeholder (``*args``), as in torch.fx
+                values[p.name] = self.create_proxy("placeholder", f"*{p.name}", (), {})
+            elif p.kind == p.VAR_KEYWORD:
+                values[p.name] = self.create_proxy("placeholder", f"**{p.name}", (), {})
+            elif p.name in concrete_args and not isinstance(concrete_args[p.name], PHBase):
+                values[p.name] = self._concrete_placeholder(p.name, concrete_args[p.name],
+                                                            counter)
             else:
                 default = () if p.default is inspect.Parameter.empty else (p.default,)
-                value = self.create_proxy("placeholder", p.name, default, {},
-                                          type_expr=fn.__annotations__.get(p.name, None))
-            if p.kind == p.KEYWORD_ONLY:
-                kwargs[p.name] = value
-            else:
-                args.append(value)
+                values[p.name] = self.create_proxy(
+                    "placeholder", p.name, default, {},
+                    type_expr=fn.__annotations__.get(p.name, None))
+        head = [self.root] if is_module else []
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            return self._flatten_star_params(root_fn, fn, head, values)
+        args = head + [values[p.name] for p in params[skip_self:] if p.kind != p.KEYWORD_ONLY]
+        kwargs = {p.name: values[p.name] for p in params if p.kind == p.KEYWORD_ONLY}
+        if kwargs:
+            def fn_with_kwargs(*a):
+                return root_fn(*a, **kwargs)
 
-        def call():
-            return root_fn(*args, **kwargs)
+            return fn_with_kwargs, args
+        return root_fn, args
 
-        return call
+    @staticmethod
+    def _flatten_star_params(root_fn, fn, head: list, values: dict):
+        # ``def f(x, *args, **kw)`` is called with the Proxies of ``args`` and ``kw``
+        # themselves (so ``args[0]`` records a getitem): a copy of the function whose
+        # parameters are all positional, in the order of its code's variable names
+        if not isinstance(fn, types.FunctionType) or fn is not root_fn:
+            raise NotImplementedError(f"tracing {getattr(fn, '__qualname__', fn)}: *args and "
+                                      "**kwargs are supported on plain (undecorated) functions")
+        co = fn.__code__
+        nparams = co.co_argcount + co.co_kwonlyargcount + \
+            bool(co.co_flags & inspect.CO_VARARGS) + bool(co.co_flags & inspect.CO_VARKEYWORDS)
+        flat = types.FunctionType(
+            co.replace(co_argcount=nparams, co_posonlyargcount=0, co_kwonlyargcount=0,
+                       co_flags=co.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)),
+            fn.__globals__, fn.__name__, None, fn.__closure__)
+        names = co.co_varnames[len(head):nparams]
+        return flat, head + [values[n] for n in names]
 
     def _concrete_placeholder(self, name: str, value, counter: list):
         counter[0] += 1
@@ -486,7 +543,8 @@ class Tracer(TracerBase):
 
         collect_tensor_attrs(self.root, [])
         fn_globals = getattr(inspect.unwrap(fn), "__globals__", {})
-        call = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
+        root_fn, root_args = self.create_args_for_root(fn, isinstance(root, Module),
+                                                       concrete_args)
         parameter_proxy_cache: dict = {}
         orig_getattr = Module.__getattr__
         orig_call = Module.__call__
@@ -515,7 +573,7 @@ class Tracer(TracerBase):
                 self._patch_globals(patcher, fn_globals, ops)
                 for mod in self._autowrap_search:
                     self._patch_autowrap(patcher, vars(mod))
-                out = call()
+                out = root_fn(*root_args)
                 self.create_node("output", "output", (self.create_arg(out),), {},
                                  type_expr=getattr(fn, "__annotations__", {}).get("return"))
         finally:
@@ -527,11 +585,20 @@ class Tracer(TracerBase):
         import ember
 
         _refresh_tables()
-        for d, name, wrapper in _tables["entries"]:
-            patcher.patch(d, name, wrapper)
+        for d, name, orig in _tables["entries"]:
+            if d.get(name) is orig:  # (skip a binding replaced since the table was made)
+                patcher.patch(d, name, _op_wrapper(orig))
         own = dict(ember.Tensor.__dict__)
         for name, wrapper in _tables["methods"]:
-            patcher.patch_attr(ember.Tensor, name, wrapper, own)
+            if getattr(ember.Tensor, name, None) is wrapper._fx_original:
+                patcher.patch_attr(ember.Tensor, name, wrapper, own)
+            else:  # the method was replaced since the table was made
+                current = getattr(ember.Tensor, name, None)
+                if current is not None:
+                    make = _tensor_operator_wrapper if name in _OPERATOR_DUNDERS else None
+                    new = make(current, _OPERATOR_DUNDERS[name]) if make else \
+                        _tensor_method_wrapper(current, name)
+                    patcher.patch_attr(ember.Tensor, name, new, own)
         for (_, name), glb in list(_wrapped_fns_to_patch.items()):
             orig = glb.get(name, getattr(builtins, name, None))
             if orig is not None:

@@ -492,12 +492,6 @@ class Graph:
         """The nodes with ``op`` (and ``target`` if given), in graph order."""
         return [n for n in self.nodes if n.op == op and (target is None or n.target == target)]
 
-    def _order_of(self, node) -> int:
-        for i, n in enumerate(self.nodes):
-            if n is node:
-                return i
-        raise ValueError(f"{node} is not in this graph")
-
     # -- building ----------------------------------------------------------------------
     def create_node(self, op: str, target, args: tuple | None = None,
                     kwargs: dict | None = None, name: str | None = None,
@@ -687,9 +681,12 @@ class Graph:
         self._codegen = codegen
 
     def process_inputs(self, *args):
+        """The inputs as the generated function takes them (the code generator's
+        ``process_inputs``; the identity unless ``set_codegen`` changed it)."""
         return self._codegen.process_inputs(*args)
 
     def process_outputs(self, out):
+        """The outputs as callers get them (the code generator's ``process_outputs``)."""
         return self._codegen.process_outputs(out)
 
     def __str__(self) -> str:

@@ -212,20 +212,26 @@ class Transformer(Interpreter):
         self.tracer.root = module
 
     def placeholder(self, target: str, args: tuple, kwargs: dict) -> Proxy:
+        """A placeholder of the new graph (with the old one's default)."""
         default = next(iter(args)) if args else inspect.Signature.empty
         return Proxy(self.new_graph.placeholder(target, default_value=default), self.tracer)
 
     def get_attr(self, target: str, args: tuple, kwargs: dict) -> Proxy:
+        """A ``get_attr`` node of the new graph."""
         return self.tracer.create_proxy("get_attr", target, args, kwargs)
 
     def call_module(self, target: str, args: tuple, kwargs: dict):
+        """A ``call_module`` node of the new graph (submodules stay whole)."""
         submod = self.fetch_attr(target)
         return self.tracer.call_module(submod, submod.forward, args, kwargs)
 
     def call_function(self, target, args: tuple, kwargs: dict) -> Proxy:
+        """A ``call_function`` node of the new graph calling ``target``."""
         return self.tracer.create_proxy("call_function", target, args, kwargs)
 
     def run_node(self, n: Node):
+        """Run one node on Proxies; the new node keeps the old one's module stack and
+        stack trace."""
         result = super().run_node(n)
         if isinstance(result, Proxy) and n.op != "placeholder":
             for k in ("nn_module_stack", "stack_trace"):

@@ -43,11 +43,10 @@ def has_side_effect(fn: Callable) -> Callable:
 
 
 def _side_effectful_ops():
-    import ember
+    # the checks concrete_args leave in a graph have no result but must stay
+    from ember.fx._symbolic_trace import _assert, _assert_is_none
 
-    out = {getattr(ember, "_assert", None), getattr(ember.fx, "_assert_is_none", None)}
-    out.discard(None)
-    return out
+    return {_assert, _assert_is_none}
 
 
 def _random_ops() -> set:
@@ -287,6 +286,27 @@ class Node:
                 return bool(getattr(mod, "_is_impure", False))
         return False
 
+    def normalized_arguments(self, root, arg_types: tuple | None = None,
+                             kwarg_types: dict | None = None,
+                             normalize_to_only_use_kwargs: bool = False):
+        """This node's arguments bound to its target's signature, defaults filled in
+        (:mod:`ember.fx.operator_schemas`): an ``ArgsKwargsPair``, or None where they
+        cannot be (``call_method`` nodes, targets without a usable signature).
+
+        Args:
+            root: the module ``call_module`` targets are looked up in.
+            normalize_to_only_use_kwargs: return every argument by name.
+        """
+        from ember.fx.operator_schemas import normalize_function, normalize_module
+
+        if self.op == "call_function":
+            return normalize_function(self.target, self.args, self.kwargs, arg_types,
+                                      kwarg_types, normalize_to_only_use_kwargs)
+        if self.op == "call_module":
+            return normalize_module(root, self.target, self.args, self.kwargs,
+                                    normalize_to_only_use_kwargs)
+        return None
+
     @property
     def stack_trace(self):
         """Where the traced program made this node (set when the tracer records stack
@@ -300,8 +320,12 @@ class Node:
     def _pretty_print_target(self, target) -> str:
         if isinstance(target, str):
             return target
-        if getattr(target, "__module__", None) == "_operator":
-            return f"operator.{target.__name__}"
+        name = getattr(target, "__name__", None)
+        module = getattr(target, "__module__", None)
+        if name is not None and module == "builtins":
+            return f"builtins.{name}"
+        if name is not None and module == "_operator":
+            return f"operator.{name}"
         return qualified_name(target)
 
     def format_node(self, placeholder_names: list | None = None,

@@ -29,7 +29,7 @@ from ember.fx.graph import Graph, magic_methods, reflectable_magic_methods
 from ember.fx.node import Node
 
 __all__ = ["TracerBase", "GraphAppendingTracer", "TraceError", "Proxy", "Attribute",
-           "ParameterProxy"]
+           "ParameterProxy", "Scope", "ScopeContextManager"]
 
 
 class TraceError(ValueError):
@@ -38,6 +38,35 @@ class TraceError(ValueError):
 
 
 _FX_DIR = str(Path(__file__).parent)
+
+
+class Scope:
+    """The module a node is traced in: its dotted path and its type."""
+
+    def __init__(self, module_path: str, module_type) -> None:
+        self.module_path = module_path
+        self.module_type = module_type
+
+    def __repr__(self) -> str:
+        return f"Scope(module_path={self.module_path!r}, module_type={self.module_type})"
+
+
+class ScopeContextManager:
+    """Sets ``scope`` to ``current_scope``'s module for the length of a ``with`` block (the
+    tracer's scope while a submodule's forward is traced)."""
+
+    def __init__(self, scope: Scope, current_scope: Scope) -> None:
+        self._prev = Scope(scope.module_path, scope.module_type)
+        self._scope = scope
+        scope.module_path = current_scope.module_path
+        scope.module_type = current_scope.module_type
+
+    def __enter__(self):
+        return self._scope
+
+    def __exit__(self, *exc) -> None:
+        self._scope.module_path = self._prev.module_path
+        self._scope.module_type = self._prev.module_type
 
 
 class TracerBase:
@@ -59,7 +88,7 @@ class TracerBase:
     record_stack_traces: bool = False
     check_mutable_operations: bool = False
     trace_asserts: bool = False
-    proxy_buffer_attributes: bool = True
+    proxy_buffer_attributes: bool = False
     traced_func_name: str = "forward"
 
     def create_node(self, kind: str, target, args: tuple, kwargs: dict,
@@ -70,6 +99,9 @@ class TracerBase:
         stack = getattr(self, "module_stack", None)
         if stack:
             node.meta["nn_module_stack"] = collections.OrderedDict(stack)
+        scope = getattr(self, "scope", None)
+        if scope is not None and hasattr(self, "node_name_to_scope"):
+            self.node_name_to_scope[node.name] = (scope.module_path, scope.module_type)
         return node
 
     def proxy(self, node: Node) -> Proxy:
@@ -160,7 +192,7 @@ class GraphAppendingTracer(TracerBase):
     def __init__(self, graph: Graph) -> None:
         super().__init__()
         self.graph = graph
-        self.scope = None
+        self.scope = Scope("", None)
         self.module_stack = collections.OrderedDict()
         self.node_name_to_scope = {}
 
@@ -228,6 +260,7 @@ class Proxy:
         return self.tracer.to_bool(self)
 
     def keys(self):
+        """``proxy.keys()`` (for ``**proxy``): recorded through the tracer's ``keys``."""
         return self.tracer.keys(self)
 
     def __len__(self):
@@ -312,9 +345,11 @@ class ParameterProxy(Proxy):
         return self.param.shape
 
     def size(self, dim=None):
+        """The parameter's concrete size (of dimension ``dim`` if given)."""
         return self.param.size() if dim is None else self.param.size(dim)
 
     def dim(self) -> int:
+        """The parameter's number of dimensions."""
         return self.param.dim()
 
     @property
@@ -322,9 +357,11 @@ class ParameterProxy(Proxy):
         return self.param.ndim
 
     def numel(self) -> int:
+        """The parameter's number of elements."""
         return self.param.numel()
 
     def nelement(self) -> int:
+        """The parameter's number of elements (alias of ``numel``)."""
         return self.param.numel()
 
 

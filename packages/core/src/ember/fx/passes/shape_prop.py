@@ -87,6 +87,7 @@ class ShapeProp(Interpreter):
         self.real_module = self.module
 
     def run_node(self, n: Node):
+        """Run ``n`` and record ``meta['tensor_meta']`` and ``meta['type']`` of its result."""
         import ember
 
         try:
