@@ -336,7 +336,7 @@ def test_custom_op_symbolic_and_small_names():
     with pytest.raises(TypeError, match="TrainingMode"):
         with ember.onnx.select_model_mode_for_export(m, "eval"):
             pass
-    assert ember.onnx.OperatorExportTypes.ONNX == 0
+    assert ember.onnx.OperatorExportTypes.ONNX.value == 0
 
 
 def test_exportable_module_and_input_observer():

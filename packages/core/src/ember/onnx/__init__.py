@@ -23,7 +23,7 @@ __all__ = ["errors", "ops", "export", "is_in_onnx_export", "OnnxExporterError", 
            "unregister_custom_op_symbolic"]
 
 
-class TrainingMode(enum.IntEnum):
+class TrainingMode(enum.Enum):
     """The mode a model is exported in (as ``torch.onnx.TrainingMode``)."""
 
     EVAL = 0
@@ -31,7 +31,7 @@ class TrainingMode(enum.IntEnum):
     TRAINING = 2
 
 
-class OperatorExportTypes(enum.IntEnum):
+class OperatorExportTypes(enum.Enum):
     """How operators are exported (as ``torch.onnx.OperatorExportTypes``); ember writes
     standard ONNX operators only (``ONNX``)."""
 
