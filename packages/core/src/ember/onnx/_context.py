@@ -134,7 +134,7 @@ def resolve_tables() -> None:
     if _resolved:
         return
     # the converters register themselves on import
-    from ember.onnx import _attention, _modules, _ops_nn, _ops_tensor, _rnn  # noqa: F401
+    from ember.onnx import _attention, _modules, _ops_index, _ops_nn, _ops_tensor, _rnn  # noqa: F401
 
     for path, fn in _FUNCTION_PATHS.items():
         obj = _resolve_path(path)
