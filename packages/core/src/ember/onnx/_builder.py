@@ -95,6 +95,7 @@ class GraphBuilder:
         self._node_count = 0
         self.domains: dict = {}  # custom operator domains -> version
         self.default_hint = None
+        self._renamed: dict = {}  # value names given to graph outputs
 
     # -- names -----------------------------------------------------------------------------
 
@@ -125,22 +126,40 @@ class GraphBuilder:
         return Value(name, dtype, tuple(d if isinstance(d, int) else None for d in shape))
 
     def add_output(self, value: Value, name: str, shape=None) -> Value:
-        """Make ``value`` a graph output called ``name`` (an Identity node when ``value`` is
-        already an input, an output or an initializer, or already has another name that
-        other nodes use)."""
+        """Make ``value`` a graph output called ``name``: the value is renamed, or passed
+        through an Identity node when it is an input, an initializer or another output."""
         shape = value.shape if shape is None else shape
+        if shape is None:
+            raise ValueError(f"the rank of the output {name!r} is unknown")
+        src = self._renamed.get(value.name, value.name)
+        if any(o.name == name for o in self.outputs):
+            raise ValueError(f"the output name {name!r} is used twice")
         if name != value.name:
             if name in self._names:
                 raise ValueError(f"the output name {name!r} is used twice")
             self._names.add(name)
-            self.nodes.append(_onnx().helper.make_node(
-                "Identity", [value.name], [name], name=self._node_name("Identity")))
-        elif any(o.name == name for o in self.outputs):
-            raise ValueError(f"the output name {name!r} is used twice")
-        dims = None if shape is None else list(shape)
-        info = _onnx().helper.make_tensor_value_info(name, onnx_type(value.dtype), dims)
+            producer = self._producer(src)
+            if producer is None or any(o.name == src for o in self.outputs):
+                self.nodes.append(_onnx().helper.make_node(
+                    "Identity", [src], [name], name=self._node_name("Identity")))
+            else:  # rename the value everywhere
+                self._renamed[src] = name
+                for node in self.nodes:
+                    for i, n in enumerate(node.output):
+                        if n == src:
+                            node.output[i] = name
+                    for i, n in enumerate(node.input):
+                        if n == src:
+                            node.input[i] = name
+        info = _onnx().helper.make_tensor_value_info(name, onnx_type(value.dtype), list(shape))
         self.outputs.append(info)
         return Value(name, value.dtype, value.shape)
+
+    def _producer(self, name: str):
+        for node in self.nodes:
+            if name in node.output:
+                return node
+        return None
 
     def initializer(self, array, hint: str = "const", *, name: str | None = None) -> Value:
         """An initializer holding ``array`` (a NumPy array), named ``name`` exactly when
@@ -196,7 +215,7 @@ class GraphBuilder:
             dtype = first.dtype
         dtypes = list(dtype) if isinstance(dtype, (list, tuple)) else [dtype] * outputs
         shapes = list(shape) if (outputs > 1 and isinstance(shape, list)) else [shape] * outputs
-        base = hint or op_type.lower()
+        base = hint or self.default_hint or op_type.lower()
         out_names = [self.fresh(base) for _ in range(outputs)]
         attrs = {k: v for k, v in attrs.items() if v is not None}
         node = _onnx().helper.make_node(op_type, names, out_names,
