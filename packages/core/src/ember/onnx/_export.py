@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import io
-import operator
 import os
 import tempfile
-import warnings
 
 import numpy as np
 
@@ -698,5 +695,3 @@ def write_model(proto, f) -> None:
         raise TypeError(f"ember.onnx.export: f must be a path or a binary file object, got "
                         f"{type(f).__name__}")
 
-
-del io, operator, warnings

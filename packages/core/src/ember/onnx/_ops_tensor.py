@@ -6,7 +6,6 @@ from __future__ import annotations
 import builtins
 import collections
 import math
-import operator
 
 import numpy as np
 
@@ -29,20 +28,6 @@ def _np_dtype(dtype):
     if dtype is None:
         return None
     return dtype.numpy if hasattr(dtype, "numpy") else np.dtype(dtype)
-
-
-def _py_binary(fn, a, b):
-    """``fn`` on two Python values (tuples of sizes with Values inside included)."""
-    return fn(a, b)
-
-
-# -- arithmetic --------------------------------------------------------------------------------
-
-def _arith(ctx, op_type, a, b, dtype=None):
-    if not isinstance(a, Value) and not isinstance(b, Value) and not _has_value(a) and \
-            not _has_value(b):
-        return None
-    return ctx.binary(op_type, a, b, dtype=dtype)
 
 
 def _has_value(x) -> bool:
@@ -556,14 +541,10 @@ def flatten(ctx, input, start_dim=0, end_dim=-1):
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return x
-    if e == x.rank - 1:
-        if s == 0:
-            return _reshape(ctx, x, ((-1,),))
-        if s == 1 or True:
-            sizes = ctx.sizes(x)
-            if all(not isinstance(d, Value) for d in sizes[:s]) or s == 1:
-                return ctx.op("Flatten", [x], axis=s) if s == 1 else \
-                    _reshape(ctx, x, (tuple(sizes[:s]) + (-1,),))
+    if e == x.rank - 1 and s == 0:
+        return _reshape(ctx, x, ((-1,),))
+    if e == x.rank - 1 and s == 1:
+        return ctx.op("Flatten", [x], axis=1)  # (N, rest): also for a dynamic N
     sizes = ctx.sizes(x)
     return _reshape(ctx, x, (tuple(sizes[:s]) + (-1,) + tuple(sizes[e + 1:]),))
 
@@ -785,5 +766,3 @@ for _m, _dt in (("float", np.float32), ("double", np.float64), ("half", np.float
     converts(methods=(_m,))(lambda ctx, input, memory_format=None, _dt=_dt:
                             ctx.cast(input, _dt))
 
-
-del _py_binary, operator

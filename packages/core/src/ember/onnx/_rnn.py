@@ -6,8 +6,6 @@ layer."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from ember.onnx._context import converts_module
 
 __all__: list = []
@@ -126,4 +124,3 @@ def _rnn(ctx, m, input, hx=None):
 
 
 converts_module("ember.nn.LSTM", "ember.nn.GRU", "ember.nn.RNN")(_rnn)
-del np
