@@ -337,8 +337,3 @@ def transformer_decoder(ctx, m, tgt, memory, tgt_mask=None, memory_mask=None,
         out = _keep_shape(_call_submodule(ctx, path, "norm", m.norm, out), x)
     return out
 
-
-@converts("ember.nn.Transformer.generate_square_subsequent_mask")
-def generate_square_subsequent_mask(ctx, sz, device=None, dtype=None):
-    dt = dtype.numpy if dtype is not None else np.dtype(np.float32)
-    return _causal_mask(ctx, sz, sz, dt)

@@ -454,8 +454,7 @@ def export_model(model, args, *, kwargs=None, export_params=True, verbose=False,
         else:
             tracer = _ExportTracer.make()
             try:
-                with _leaf_functions():
-                    graph = tracer.trace(model, concrete_args=concrete or None)
+                graph = tracer.trace(model, concrete_args=concrete or None)
             except UnsupportedOperatorError:
                 raise
             except Exception as e:  # noqa: BLE001 - say which export failed
@@ -638,29 +637,6 @@ def _vary(gm, placeholders, tensor_params, concrete, flat, names, in_axes, descr
             "ember.onnx.export: the model does not run with the dynamic axes one longer or "
             f"shorter than in the example inputs, so they cannot be dynamic: {errors[-1]}")
     return merged
-
-
-@contextlib.contextmanager
-def _leaf_functions():
-    """Record ``nn.Transformer.generate_square_subsequent_mask(size)`` as one node: it
-    builds its mask with ember's internal creation ops, which the tracer does not see."""
-    from ember.fx.proxy import Proxy
-    from ember.nn import Transformer
-
-    original = Transformer.__dict__["generate_square_subsequent_mask"]
-    fn = original.__func__ if isinstance(original, staticmethod) else original
-
-    def traced(sz, device=None, dtype=None):
-        if isinstance(sz, Proxy):
-            return sz.tracer.create_proxy("call_function", fn, (sz,),
-                                          {"device": device, "dtype": dtype})
-        return fn(sz, device=device, dtype=dtype)
-
-    Transformer.generate_square_subsequent_mask = staticmethod(traced)
-    try:
-        yield
-    finally:
-        Transformer.generate_square_subsequent_mask = original
 
 
 @contextlib.contextmanager
