@@ -2,6 +2,7 @@
 onnxruntime; opsets; errors; files; the torch.onnx names."""
 
 import io
+import math
 import os
 
 import numpy as np
@@ -449,3 +450,75 @@ def test_transformer_decoder_and_unbatched_attention():
     export_and_compare(M(), args, [(_x(8, 2, 16), _x(3, 2, 16), _x(2, 6, 8))],
                        rtol=1e-3, atol=1e-4, input_names=["tgt", "mem", "kv"],
                        dynamic_axes={"tgt": {0: "t"}, "mem": {0: "s"}})
+
+
+MORE_FUNCTIONS = {
+    "trig": lambda x: (ember.sin(x) + x.cos() + ember.tan(x * 0.3) + x.sinh() + ember.cosh(x)
+                       + x.tanh()),
+    "inverse_trig": lambda x: (ember.asin(x.clamp(-0.9, 0.9)) + x.clamp(-0.9, 0.9).acos()
+                               + ember.atan(x) + x.asinh() + (x.abs() + 1.5).acosh()
+                               + x.clamp(-0.9, 0.9).atanh()),
+    "rounding": lambda x: (ember.floor(x) + x.ceil() + ember.round(x * 3) + x.sign()
+                           + ember.reciprocal(x.abs() + 1) + x.erf() + ember.expm1(x)
+                           + (x.abs()).log1p() + ember.square(x) + x.positive()),
+    "min_max_binary": lambda x: (ember.maximum(x, x * 0.5)
+                                 + x.minimum(x * -1) + ember.fmax(x, x * 2)
+                                 + ember.fmin(x, x * 2) + ember.fmod(x, 0.4)),
+    "logic": lambda x: (ember.logical_and(x > 0, x < 1) | ember.logical_or(x > 1, x < -1)
+                        | ember.logical_xor(x > 0, x > 0.5) | (x <= 0.2) | (x != 0.1)
+                        | x.le(0) | x.ne(1.0) | (x > 0) ^ (x > 1)).float(),
+    "reductions": lambda x: (x.amin(-1) + x.argmin(-1).float() + x.prod(-1)
+                             + ember.prod(x, 1).sum(-1, keepdim=True)),
+    "casts": lambda x: (x.double().float() + x.half().float() + (x > 0).byte().float()
+                        + x.short().float() + x.char().float() + (x > 0).bool().float()),
+    "rsub_and_numel": lambda x: ember.rsub(x, 2.0) + x.numel() + x.nelement() + x.dim(),
+    "shape_like": lambda x: (x.view_as(x) + x.reshape_as(x) + x.new_zeros(x.shape)
+                             + x.new_ones(x.size(0), x.size(1), x.size(2))
+                             + ember.broadcast_to(x[:, :1], x.shape)
+                             + ember.ones(x.size(0), 4, 6)
+                             + x.unflatten(-1, (2, 3)).flatten(-2)),
+    "functional_layers": lambda x: (F.celu(x) + F.softsign(x) + F.softmin(x, -1)
+                                    + F.rms_norm(x, (6,)) + F.prelu(x, ember.tensor([0.2]))),
+    "math_sqrt": lambda x: x * math.sqrt(x.size(-1)) + x.type(ember.float32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_FUNCTIONS))
+def test_more_functions(name):
+    export_and_compare(Fn(MORE_FUNCTIONS[name]), (_x(3, 4, 6),), [(_x(5, 4, 6),)],
+                       input_names=["x"], dynamic_axes={"x": {0: "batch"}})
+
+
+MORE_MODULES = {
+    "activations": lambda: nn.Sequential(nn.CELU(0.5), nn.SELU(), nn.Hardtanh(-0.3, 0.4),
+                                         nn.Hardsigmoid(), nn.LogSigmoid(), nn.Softsign(),
+                                         nn.Softmin(-1), nn.GLU(-1)),
+    "pools_3d": lambda: nn.Sequential(nn.MaxPool3d(2), nn.AvgPool3d(1),
+                                      nn.AdaptiveMaxPool3d(1)),
+    "conv_transpose3d": lambda: nn.ConvTranspose3d(2, 2, 2, stride=2),
+    "adaptive_max1d": lambda: nn.Sequential(nn.Flatten(2), nn.AdaptiveMaxPool1d(1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_MODULES))
+def test_more_modules(name):
+    x = _x(2, 2, 4, 4, 4)
+    export_and_compare(MORE_MODULES[name](), (x,), [(_x(3, 2, 4, 4, 4),)], input_names=["x"],
+                       dynamic_axes={"x": {0: "batch"}})
+
+
+def test_encoder_and_decoder_layers_alone():
+    ember.manual_seed(0)
+    enc = nn.TransformerEncoderLayer(8, 2, 16, activation=nn.GELU(), norm_first=True)
+    dec = nn.TransformerDecoderLayer(8, 2, 16, batch_first=True)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc, self.dec = enc, dec
+
+        def forward(self, x):
+            return self.dec(self.enc(x), x)
+
+    export_and_compare(M(), (_x(2, 5, 8),), [(_x(3, 7, 8),)], rtol=1e-3, atol=1e-4,
+                       input_names=["x"], dynamic_axes={"x": {0: "a", 1: "b"}})

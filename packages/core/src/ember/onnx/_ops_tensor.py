@@ -274,7 +274,8 @@ def _logic(op_type):
 
 
 for _name in ("and", "or", "xor"):
-    converts(f"operator.{_name}_", f"operator.i{_name}", f"ember.bitwise_{_name}",
+    converts(f"operator.{_name}_" if _name != "xor" else "operator.xor", f"operator.i{_name}",
+             f"ember.bitwise_{_name}",
              methods=(f"bitwise_{_name}", f"__{_name}__"))(_logic(_name))
     converts(f"ember.logical_{_name}", methods=(f"logical_{_name}",))(_logic(f"logical_{_name}"))
 
