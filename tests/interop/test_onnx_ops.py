@@ -522,3 +522,37 @@ def test_encoder_and_decoder_layers_alone():
 
     export_and_compare(M(), (_x(2, 5, 8),), [(_x(3, 7, 8),)], rtol=1e-3, atol=1e-4,
                        input_names=["x"], dynamic_axes={"x": {0: "a", 1: "b"}})
+
+
+def test_functional_forms_of_the_layers():
+    ember.manual_seed(0)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(ember.randn(4, 2, 3, 3) * 0.3)
+            self.wt = nn.Parameter(ember.randn(4, 4, 2, 2) * 0.3)
+            self.w1 = nn.Parameter(ember.randn(3, 4, 3) * 0.3)
+            self.lin = nn.Parameter(ember.randn(5, 4))
+            self.emb = nn.Parameter(ember.randn(10, 4))
+            self.register_buffer("mean", ember.rand(4))
+            self.register_buffer("var", ember.rand(4) + 0.5)
+
+        def forward(self, x, ids):
+            y = F.conv2d(x, self.w, padding=1)
+            y = F.batch_norm(y, self.mean, self.var, training=False)
+            y = F.group_norm(y, 2) + F.instance_norm(y)
+            y = F.dropout2d(y, 0.5, training=False) + F.conv_transpose2d(
+                F.avg_pool2d(y, 2), self.wt, stride=2)
+            y = F.pixel_shuffle(ember.cat([y, y, y, y], 1), 2)[:, :4]
+            y = F.adaptive_avg_pool2d(y, 1).flatten(1) + F.adaptive_max_pool2d(y, 1).flatten(1)
+            z = F.conv1d(F.max_pool1d(y.unsqueeze(1).expand(-1, 4, -1), 1), self.w1, padding=1)
+            z = F.avg_pool1d(z, 1).mean(1) + F.adaptive_avg_pool1d(z, 1).squeeze(-1).mean(1, True)
+            e = F.embedding(ids, self.emb).mean(1)
+            out = F.linear(y + e + z, self.lin)
+            return out + ember.isnan(out).float() + out.dim()
+
+    x, ids = _x(2, 2, 6, 6), ember.tensor([[1, 2], [3, 9]])
+    export_and_compare(M(), (x, ids), [(_x(3, 2, 6, 6), ember.tensor([[0, 1], [2, 3], [4, 5]]))],
+                       rtol=1e-4, atol=1e-4, input_names=["x", "ids"],
+                       dynamic_axes={"x": {0: "b"}, "ids": {0: "b"}})
