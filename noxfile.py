@@ -37,6 +37,8 @@ def tests(session: nox.Session) -> None:
 
 # The text references are light (no second torch): the interop session has them.
 TEXT_REFERENCES = ["tokenizers==0.23.*", "sentencepiece", "transformers>=5,<6"]
+# ember.onnx.export's optional dependency and the runtime its tests run the exports in
+ONNX_DEPS = ["onnx", "onnxruntime"]
 
 
 @nox.session(python=PYTHON)
@@ -47,8 +49,18 @@ def interop(session: nox.Session) -> None:
     torchaudio need torch builds of their own: their parity tests skip here (see the
     vision_torch and audio_torchaudio sessions)."""
     # expecttest: torch's operator database (torch.testing._internal) imports it
-    session.install(*ALL_PACKAGES, TORCH, *TEST_DEPS, *TEXT_REFERENCES, "expecttest")
+    session.install(*ALL_PACKAGES, TORCH, *TEST_DEPS, *TEXT_REFERENCES, *ONNX_DEPS,
+                    "expecttest")
     session.run("pytest", "tests/interop", "tests/core", "tests/tools", "-q", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def onnx(session: nox.Session) -> None:
+    """tests/interop/test_onnx_*.py: ember.onnx.export's models run in onnxruntime (the four
+    packages, onnx and onnxruntime; no torch)."""
+    session.install(*ALL_PACKAGES, *TEST_DEPS, *ONNX_DEPS)
+    session.run("pytest", *sorted(glob.glob("tests/interop/test_onnx_*.py")), "-q",
+                *session.posargs)
 
 
 def _domain_tests(session: nox.Session, domain: str) -> None:

@@ -198,12 +198,16 @@ def test_compile_returns_the_model_and_warns_once(monkeypatch):
         ember.compile(model, mode="default", options={})
 
 
-def test_onnx_and_fx_say_they_are_not_there_yet():
+def test_onnx_export_needs_the_onnx_package(monkeypatch, tmp_path):
+    import sys
+
     import ember.onnx
 
-    with pytest.raises(ember.onnx.OnnxExporterError, match="not available yet"):
-        ember.onnx.export(ember.nn.Linear(2, 2), (ember.ones(1, 2),), "m.onnx")
+    monkeypatch.setitem(sys.modules, "onnx", None)  # as if it were not installed
+    with pytest.raises(ImportError, match=r"ember\[onnx\]"):
+        ember.onnx.export(ember.nn.Linear(2, 2), (ember.ones(1, 2),), tmp_path / "m.onnx")
     assert ember.onnx.is_in_onnx_export() is False
+    assert not (tmp_path / "m.onnx").exists()
 
 
 def test_testing_assert_allclose_deprecated_alias():

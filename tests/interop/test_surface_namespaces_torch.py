@@ -33,9 +33,6 @@ EXCLUDED = {
     "backends.mkldnn": {"fp32_precision": "ATen's per-backend fp32 precision tree",
                         "m": "internal"},
     "backends.opt_einsum": {"m": "internal"},
-    "onnx": {"ops": "ONNX op builders: graph capture (issue 23)",
-             "ExportableModule": "graph capture (issue 23)",
-             "InputObserver": "graph capture (issue 23)"},
 }
 
 MODULES = ["cuda", "cuda.amp", "cuda.memory", "cuda.random", "cuda.streams", "cuda.graphs",
@@ -120,8 +117,6 @@ def _signature(fn):
 SIGNATURE_EXCEPTIONS = {
     "cpu.amp.autocast": "dtype=None means bfloat16 (optional ml_dtypes: not at import)",
     "cuda.amp.custom_fwd": "PyTorch's is a deprecated wrapper with (fwd=None, *, cast_inputs)",
-    "onnx.ONNXProgram": "placeholder class",
-    "onnx.export": "keyword options beyond PyTorch's are taken as **options",
     "cuda.Stream": "PyTorch's takes **kwargs on __new__", "cuda.ExternalStream": "same",
     "cuda.Event": "PyTorch's takes *args, **kwargs on __new__",
     "cuda.streams.Stream": "same", "cuda.streams.ExternalStream": "same",
