@@ -152,21 +152,18 @@ def sanitize_bounding_boxes(bounding_boxes, format=None, canvas_size=None, min_s
                      f"tensor, got {type(bounding_boxes)} instead.")
 
 
-def _valid_points(points, canvas_size, min_valid_edge_distance, min_invalid_points):
+def _valid_points(points, canvas_size):
     h, w = canvas_size
-    d = min_valid_edge_distance
     x, y = points[..., 0], points[..., 1]
-    inside = (x >= d) & (x <= w - 1 - d) & (y >= d) & (y <= h - 1 - d)
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     if points.ndim <= 2:
         return inside.reshape(-1)
-    outside = (~inside).reshape(points.shape[0], -1).sum(dim=1)
-    return outside < min_invalid_points
+    return inside.reshape(points.shape[0], -1).all(dim=1)
 
 
-def sanitize_keypoints(key_points, canvas_size=None, min_valid_edge_distance=0,
-                       min_invalid_points=1):
-    """Removes key points outside the canvas; for groups ``(N, ..., 2)`` a group goes when at
-    least ``min_invalid_points`` of its points are outside.
+def sanitize_keypoints(key_points, canvas_size=None):
+    """Removes key points outside the canvas (``0 <= x < W``, ``0 <= y < H``); for groups
+    ``(N, ..., 2)`` a group goes when any of its points is outside.
 
     Returns:
         ``(points, valid)``: the points kept and the boolean mask over the first dimension.
@@ -174,15 +171,13 @@ def sanitize_keypoints(key_points, canvas_size=None, min_valid_edge_distance=0,
     if is_pure_tensor(key_points):
         if canvas_size is None:
             raise ValueError("canvas_size cannot be None if key_points is a pure tensor.")
-        valid = _valid_points(key_points, canvas_size, min_valid_edge_distance,
-                              min_invalid_points)
+        valid = _valid_points(key_points, canvas_size)
         return key_points[valid], valid
     if isinstance(key_points, tv_tensors.KeyPoints):
         if canvas_size is not None:
             raise ValueError("canvas_size must be None when key_points is a tv_tensors.KeyPoints "
                              "instance.")
-        valid = _valid_points(_plain(key_points), key_points.canvas_size,
-                              min_valid_edge_distance, min_invalid_points)
+        valid = _valid_points(_plain(key_points), key_points.canvas_size)
         return tv_tensors.wrap(_plain(key_points)[valid], like=key_points), valid
     raise ValueError("key_points must be a tv_tensors.KeyPoints instance or a pure tensor, got "
                      f"{type(key_points)} instead.")
