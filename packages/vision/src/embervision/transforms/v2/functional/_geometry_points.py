@@ -76,20 +76,29 @@ def _parallelogram_to_rectangle(p):
     ], dim=-1)
 
 
-def _move_boxes(boxes, format, move_points, canvas_size, clamping_mode, clamp=True):
-    """Moves the corners of ``boxes`` with ``move_points((M, 2)) -> (M, 2)``."""
+def _move_boxes(boxes, format, move_points, canvas_size, clamping_mode, int_convert=False,
+                int_envelope=False):
+    """Moves the corners of ``boxes`` with ``move_points((M, 2)) -> (M, 2)``.
+
+    Integer boxes are converted to XYXY after the cast to float, or before it with
+    ``int_convert`` (and the envelope is cast back before clamping with ``int_envelope``), as
+    torchvision's kernels each do.
+    """
     format = _parse_format(format)
     shape, dtype = boxes.shape, boxes.dtype
     rotated = is_rotated_bounding_format(format)
     flat = boxes.reshape(-1, shape[-1]) if boxes.numel() else boxes.reshape(0, shape[-1])
-    corners = _float(_boxes_to_corners(flat, format))
+    corners = _float(_boxes_to_corners(flat, format) if int_convert
+                     else _boxes_to_corners(_float(flat), format))
     moved = move_points(corners.reshape(-1, 2)).reshape(-1, 4, 2)
     if rotated:
         rect = _parallelogram_to_rectangle(moved.reshape(-1, 8))
         out = _convert_format(rect, BoundingBoxFormat.XYXYXYXY, format)
     else:
         xyxy = ember.cat([moved.amin(dim=1), moved.amax(dim=1)], dim=-1)
-        if clamp and clamping_mode is not None:
+        if int_envelope:
+            xyxy = xyxy.to(dtype)
+        if clamping_mode is not None:
             xyxy = _clamp_boxes(xyxy, BoundingBoxFormat.XYXY, canvas_size, clamping_mode)
         out = _convert_format(xyxy, BoundingBoxFormat.XYXY, format)
     return out.to(dtype).reshape(shape)
@@ -117,11 +126,21 @@ def _flip_boxes(boxes, format, canvas_size, axis):
         b[:, lo] = size - (b[:, lo] + b[:, hi])
     elif format == BoundingBoxFormat.CXCYWH:
         b[:, lo] = size - b[:, lo]
+    elif format in (BoundingBoxFormat.XYWHR, BoundingBoxFormat.CXCYWHR):
+        # Angles as torchvision leaves them: -r (horizontal), 180 - r (vertical), not wrapped.
+        rad = b[:, 4] * (math.pi / 180.0)
+        if format == BoundingBoxFormat.XYWHR:
+            x1 = b[:, 0] + b[:, 2] * ember.cos(rad)
+            y1 = b[:, 1] - b[:, 2] * ember.sin(rad)
+            b[:, 0], b[:, 1] = (size - x1, y1) if axis == 0 else (x1, size - y1)
+        else:
+            b[:, axis] = size - b[:, axis]
+        b[:, 4] = -b[:, 4] if axis == 0 else 180.0 - b[:, 4]
     else:
         pts = _convert_format(b, format, BoundingBoxFormat.XYXYXYXY).reshape(-1, 4, 2).clone()
         pts[..., axis] = size - pts[..., axis]
         # Mirroring swaps left and right (or top and bottom): reorder to TL, TR, BR, BL.
-        pts = pts[:, [1, 0, 3, 2]] if axis == 0 else pts[:, [3, 2, 1, 0]]
+        pts = pts[:, [1, 0, 3, 2]]
         b = _convert_format(pts.reshape(-1, 8), BoundingBoxFormat.XYXYXYXY, format).to(b.dtype)
     return b.reshape(shape)
 
@@ -205,18 +224,18 @@ def crop_bounding_boxes(bounding_boxes, format, top, left, height, width, clampi
     """Moves boxes into a crop at ``(top, left)`` of size ``(height, width)``, clamped to it;
     returns ``(boxes, (height, width))``."""
     format = _parse_format(format)
+    shift = {BoundingBoxFormat.XYXY: [left, top, left, top],
+             BoundingBoxFormat.XYXYXYXY: [left, top] * 4,
+             BoundingBoxFormat.XYWHR: [left, top, 0, 0, 0],
+             BoundingBoxFormat.CXCYWHR: [left, top, 0, 0, 0]}.get(format, [left, top, 0, 0])
+    out = bounding_boxes - ember.tensor(shift, device=bounding_boxes.device).to(
+        bounding_boxes.dtype)
+    if format == BoundingBoxFormat.XYXYXYXY:
+        out = _parallelogram_to_rectangle(out.reshape(-1, 8)).reshape(out.shape)
     canvas = (height, width)
-    if not is_rotated_bounding_format(format) and format != BoundingBoxFormat.XYXY:
-        xyxy = _convert_format(bounding_boxes, format, BoundingBoxFormat.XYXY)
-        out, _ = crop_bounding_boxes(xyxy, BoundingBoxFormat.XYXY, top, left, height, width,
-                                     clamping_mode)
-        return _convert_format(out, BoundingBoxFormat.XYXY, format), canvas
-    if format == BoundingBoxFormat.XYXY:
-        shift = ember.tensor([left, top, left, top], device=bounding_boxes.device)
-        out = (bounding_boxes - shift.to(bounding_boxes.dtype))
-        return _clamp_boxes(out, format, canvas, clamping_mode), canvas
-    return _move_boxes(bounding_boxes, format, _translate(-left, -top), canvas,
-                       clamping_mode), canvas
+    if is_rotated_bounding_format(format) and clamping_mode is None:
+        return out, canvas
+    return _clamp_boxes(out, format, canvas, clamping_mode), canvas
 
 
 def crop_keypoints(keypoints, top, left, height, width):
@@ -402,7 +421,8 @@ def perspective_bounding_boxes(bounding_boxes, format, canvas_size, startpoints,
                                coefficients=None, clamping_mode="soft"):
     """Moves boxes by the perspective map taking ``startpoints`` to ``endpoints``."""
     move = _perspective_points(startpoints, endpoints, coefficients)
-    return _move_boxes(bounding_boxes, format, move, canvas_size, clamping_mode)
+    return _move_boxes(bounding_boxes, format, move, canvas_size, clamping_mode,
+                       int_convert=True)
 
 
 def perspective_keypoints(keypoints, canvas_size, startpoints, endpoints, coefficients=None):
@@ -436,8 +456,21 @@ def _elastic_points(canvas_size, displacement, ceil):
 def elastic_bounding_boxes(bounding_boxes, format, canvas_size, displacement,
                            clamping_mode="soft"):
     """Moves boxes by the inverse of an elastic displacement field ``(1, H, W, 2)``."""
+    format = _parse_format(format)
     move = _elastic_points(canvas_size, displacement, ceil=True)
-    return _move_boxes(bounding_boxes, format, move, canvas_size, clamping_mode)
+    if bounding_boxes.numel() == 0:
+        return bounding_boxes
+    if is_rotated_bounding_format(format):
+        # A rotated box moves with its centre; its size and angle stay.
+        shape, dtype = bounding_boxes.shape, bounding_boxes.dtype
+        c = _convert_format(bounding_boxes.reshape(-1, shape[-1]), format,
+                            BoundingBoxFormat.CXCYWHR)
+        moved = ember.cat([move(c[:, :2].clone()), c[:, 2:]], dim=1)
+        if clamping_mode is not None:
+            moved = _clamp_boxes(moved, BoundingBoxFormat.CXCYWHR, canvas_size, clamping_mode)
+        return _convert_format(moved, BoundingBoxFormat.CXCYWHR, format).to(dtype).reshape(shape)
+    return _move_boxes(bounding_boxes, format, move, canvas_size, clamping_mode,
+                       int_convert=True, int_envelope=True)
 
 
 def elastic_keypoints(keypoints, canvas_size, displacement):

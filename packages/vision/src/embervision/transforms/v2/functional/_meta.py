@@ -20,7 +20,6 @@ __all__ = [
     "clamp_bounding_boxes",
     "clamp_keypoints",
     "convert_bounding_box_format",
-    "convert_bounding_boxes_to_points",
     "get_dimensions",
     "get_dimensions_image",
     "get_dimensions_video",
@@ -302,12 +301,12 @@ def _clamp_boxes(boxes, format, canvas_size, clamping_mode):
         raise ValueError("Clamping rotated bounding boxes is not supported by embervision; "
                          "use clamping_mode=None for rotated boxes.")
     h, w = canvas_size
-    xyxy = _convert_format(boxes, format, BoundingBoxFormat.XYXY)
-    dtype = xyxy.dtype
-    xyxy = xyxy.to(ember.float32) if not dtype.is_floating_point else xyxy
+    dtype = boxes.dtype
+    xyxy = _convert_format(boxes if dtype.is_floating_point else boxes.to(ember.float32),
+                           format, BoundingBoxFormat.XYXY)
     x1, y1, x2, y2 = xyxy.unbind(-1)
     xyxy = ember.stack([x1.clamp(0, w), y1.clamp(0, h), x2.clamp(0, w), y2.clamp(0, h)], dim=-1)
-    return _convert_format(xyxy.to(dtype), BoundingBoxFormat.XYXY, format)
+    return _convert_format(xyxy, BoundingBoxFormat.XYXY, format).to(dtype)
 
 
 def clamp_bounding_boxes(inpt, format=None, canvas_size=None, clamping_mode="soft"):
