@@ -272,15 +272,6 @@ def convert_bounding_box_format(inpt, old_format=None, new_format=None, inplace=
                     f"{type(inpt)} instead.")
 
 
-def convert_bounding_boxes_to_points(bounding_boxes):
-    """The corners of bounding boxes as :class:`~embervision.tv_tensors.KeyPoints`,
-    ``(N, 4, 2)``: top-left, top-right, bottom-right, bottom-left."""
-    if not isinstance(bounding_boxes, tv_tensors.BoundingBoxes):
-        raise TypeError(f"Expected a BoundingBoxes, got {type(bounding_boxes).__name__}")
-    corners = _boxes_to_corners(_plain(bounding_boxes), bounding_boxes.format)
-    return tv_tensors.KeyPoints(corners, canvas_size=bounding_boxes.canvas_size)
-
-
 def _boxes_to_corners(boxes, format):
     """``(N, K)`` boxes -> ``(N, 4, 2)`` corners TL, TR, BR, BL."""
     if is_rotated_bounding_format(format):
@@ -309,7 +300,7 @@ def _clamp_boxes(boxes, format, canvas_size, clamping_mode):
     return _convert_format(xyxy, BoundingBoxFormat.XYXY, format).to(dtype)
 
 
-def clamp_bounding_boxes(inpt, format=None, canvas_size=None, clamping_mode="soft"):
+def clamp_bounding_boxes(inpt, format=None, canvas_size=None, clamping_mode="auto"):
     """Clamps bounding boxes to their canvas.
 
     Args:
@@ -317,12 +308,15 @@ def clamp_bounding_boxes(inpt, format=None, canvas_size=None, clamping_mode="sof
             canvas size and clamping mode.
         format (BoundingBoxFormat or str): the format of a plain tensor's boxes.
         canvas_size (tuple of int): ``(height, width)`` for a plain tensor.
-        clamping_mode (str or None): ``"soft"``, ``"hard"`` or ``None`` (nothing is done).
+        clamping_mode (str or None): ``"soft"``, ``"hard"``, ``None`` (nothing is done) or
+            ``"auto"`` (a BoundingBoxes' own mode; plain tensors must name one).
     """
+    if clamping_mode is not None and clamping_mode not in ("soft", "hard", "auto"):
+        raise ValueError(f"clamping_mode must be soft, hard, auto or None, got {clamping_mode}")
     if is_pure_tensor(inpt):
-        if format is None or canvas_size is None:
-            raise ValueError("For pure tensor inputs, `format` and `canvas_size` have to be "
-                             "passed.")
+        if format is None or canvas_size is None or clamping_mode == "auto":
+            raise ValueError("For pure tensor inputs, `format`, `canvas_size` and "
+                             "`clamping_mode` have to be passed.")
         return _clamp_boxes(inpt, _parse_format(format), canvas_size, clamping_mode)
     if isinstance(inpt, tv_tensors.BoundingBoxes):
         if format is not None or canvas_size is not None:
