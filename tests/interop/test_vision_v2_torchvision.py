@@ -12,13 +12,14 @@ import pytest
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 
+from torchvision import tv_tensors as TT  # noqa: E402
+from torchvision.transforms import v2 as Tv2  # noqa: E402
+from torchvision.transforms.v2 import functional as TF  # noqa: E402
+
 import ember  # noqa: E402
 from embervision import tv_tensors as ET  # noqa: E402
 from embervision.transforms import v2 as Ev2  # noqa: E402
 from embervision.transforms.v2 import functional as EF  # noqa: E402
-from torchvision import tv_tensors as TT  # noqa: E402
-from torchvision.transforms import v2 as Tv2  # noqa: E402
-from torchvision.transforms.v2 import functional as TF  # noqa: E402
 
 H, W = 24, 32
 _RNG = np.random.default_rng(0)
@@ -88,7 +89,8 @@ def _run(name, kind, fmt=None, integer=False):
     for F, tv, lib in ((TF, TT, torch), (EF, ET, ember)):
         kw = dict(displacement=lib.from_numpy(DISPLACEMENT.copy())) if kwargs is None else kwargs
         out = getattr(F, fn_name)(_make(kind, tv, lib, fmt, integer), **kw)
-        outs.append((np.asarray(out.numpy()), getattr(out, "canvas_size", None), type(out).__name__))
+        outs.append((np.asarray(out.numpy()), getattr(out, "canvas_size", None),
+                     type(out).__name__))
     return outs
 
 
