@@ -9,8 +9,8 @@ torchvision = pytest.importorskip("torchvision")
 
 from embervision import datasets as D  # noqa: E402
 
-NAMES = ["STL10", "Food101", "OxfordIIITPet", "VOCDetection", "VOCSegmentation",
-         "CocoDetection", "CocoCaptions"]
+NAMES = ["STL10", "SVHN", "Flowers102", "Food101", "OxfordIIITPet", "VOCDetection",
+         "VOCSegmentation", "CocoDetection", "CocoCaptions"]
 
 
 def _params(cls):
@@ -36,3 +36,7 @@ def test_download_addresses():
     assert (D.Food101._URL, D.Food101._MD5) == (torchvision.datasets.Food101._URL,
                                                 torchvision.datasets.Food101._MD5)
     assert D.OxfordIIITPet._RESOURCES == torchvision.datasets.OxfordIIITPet._RESOURCES
+    assert D.SVHN.split_list == torchvision.datasets.SVHN.split_list
+    assert (D.Flowers102._download_url_prefix, D.Flowers102._file_dict) == (
+        torchvision.datasets.Flowers102._download_url_prefix,
+        torchvision.datasets.Flowers102._file_dict)

@@ -180,3 +180,39 @@ def test_voc_download_from_a_mirror(tmp_path, monkeypatch):
     monkeypatch.setitem(voc.DATASET_YEAR_DICT, "2007-test", bad)
     with pytest.raises(RuntimeError):
         D.VOCSegmentation(tmp_path / "other", year="2007", image_set="test", download=True)
+
+
+def test_svhn(tmp_path, monkeypatch):
+    sio = pytest.importorskip("scipy.io")
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (32, 32, 3, 4), dtype=np.uint8)  # (H, W, C, N) as in the files
+    y = np.array([[10], [1], [9], [10]], np.uint8)
+    sio.savemat(tmp_path / "test_32x32.mat", {"X": x, "y": y})
+    with pytest.raises(RuntimeError, match="not found or corrupted"):
+        D.SVHN(tmp_path, split="test")
+    monkeypatch.setitem(D.SVHN.split_list, "test", ["unused", "test_32x32.mat", None])
+    ds = D.SVHN(tmp_path, split="test")
+    assert len(ds) == 4 and [t for _, t in ds] == [0, 1, 9, 0]
+    np.testing.assert_array_equal(np.asarray(ds[2][0]), x[:, :, :, 2])
+    (tmp_path / "test_32x32.mat").write_bytes(b"not a mat file")
+    with pytest.raises(RuntimeError, match="MATLAB"):
+        D.SVHN(tmp_path, split="test")
+
+
+def test_flowers102(tmp_path, monkeypatch):
+    sio = pytest.importorskip("scipy.io")
+    base = tmp_path / "flowers-102"
+    for i in range(1, 6):
+        _jpg(base / "jpg" / f"image_{i:05d}.jpg", (i, i, i))
+    sio.savemat(base / "imagelabels.mat", {"labels": np.array([[3, 1, 102, 3, 2]], np.uint8)})
+    sio.savemat(base / "setid.mat", {"trnid": np.array([[1, 3]], np.uint16),
+                                     "valid": np.array([[2]], np.uint16),
+                                     "tstid": np.array([[5, 4]], np.uint16)})
+    monkeypatch.setattr(D.Flowers102, "_file_dict", {
+        "image": ("102flowers.tgz", None), "label": ("imagelabels.mat", None),
+        "setid": ("setid.mat", None)})
+    train = D.Flowers102(tmp_path)
+    assert [t for _, t in train] == [2, 101] and len(train) == 2
+    assert [t for _, t in D.Flowers102(tmp_path, split="val")] == [0]
+    test = D.Flowers102(tmp_path, split="test", transform=lambda im: np.asarray(im)[0, 0, 0])
+    assert [int(im) for im, _ in test] == [5, 4]
