@@ -22,10 +22,12 @@ def erase(inpt, i, j, h, w, v, inplace=False):
 
 
 def erase_image(image, i, j, h, w, v, inplace=False):
+    """The image kernel of :func:`erase`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.erase(image, i, j, h, w, v, inplace)
 
 
 def erase_video(video, i, j, h, w, v, inplace=False):
+    """The video kernel of :func:`erase`: a ``(..., T, C, H, W)`` tensor."""
     return erase_image(video, i, j, h, w, v, inplace)
 
 
@@ -57,6 +59,7 @@ def _jpeg_pil(image, quality):
 
 
 def jpeg_image(image, quality):
+    """The image kernel of :func:`jpeg`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     if not 1 <= quality <= 100:
         raise ValueError(f"quality must be an integer from 1 to 100, got quality={quality!r}")
     if isinstance(image, PIL.Image.Image):
@@ -81,6 +84,7 @@ def jpeg_image(image, quality):
 
 
 def jpeg_video(video, quality):
+    """The video kernel of :func:`jpeg`: a ``(..., T, C, H, W)`` tensor."""
     return jpeg_image(video, quality)
 
 

@@ -34,6 +34,8 @@ def rgb_to_grayscale(inpt, num_output_channels=1):
 
 
 def rgb_to_grayscale_image(image, num_output_channels=1):
+    """The image kernel of :func:`rgb_to_grayscale`:
+    a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.rgb_to_grayscale(image, num_output_channels)
 
 
@@ -47,6 +49,8 @@ def grayscale_to_rgb(inpt):
 
 
 def grayscale_to_rgb_image(image):
+    """The image kernel of :func:`grayscale_to_rgb`:
+    a ``(..., C, H, W)`` tensor (or a PIL image)."""
     if isinstance(image, PIL.Image.Image):
         return image.convert("RGB")
     if image.shape[-3] >= 3:

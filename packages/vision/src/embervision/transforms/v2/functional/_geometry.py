@@ -66,14 +66,18 @@ def horizontal_flip(inpt):
 
 
 def horizontal_flip_image(image):
+    """The image kernel of :func:`horizontal_flip`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.hflip(image)
 
 
 def horizontal_flip_mask(mask):
+    """The mask kernel of :func:`horizontal_flip`:
+    a ``(..., H, W)`` tensor, nearest interpolation."""
     return _classic.hflip(mask)
 
 
 def horizontal_flip_video(video):
+    """The video kernel of :func:`horizontal_flip`: a ``(..., T, C, H, W)`` tensor."""
     return _classic.hflip(video)
 
 
@@ -83,14 +87,17 @@ def vertical_flip(inpt):
 
 
 def vertical_flip_image(image):
+    """The image kernel of :func:`vertical_flip`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.vflip(image)
 
 
 def vertical_flip_mask(mask):
+    """The mask kernel of :func:`vertical_flip`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return _classic.vflip(mask)
 
 
 def vertical_flip_video(video):
+    """The video kernel of :func:`vertical_flip`: a ``(..., T, C, H, W)`` tensor."""
     return _classic.vflip(video)
 
 
@@ -136,6 +143,7 @@ def resize_mask(mask, size, max_size=None):
 
 def resize_video(video, size, interpolation=InterpolationMode.BILINEAR, max_size=None,
                  antialias=True):
+    """The video kernel of :func:`resize`: a ``(..., T, C, H, W)`` tensor."""
     return resize_image(video, size, interpolation, max_size, antialias)
 
 
@@ -178,18 +186,21 @@ def _check_affine(angle, translate):
 
 def affine_image(image, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST,
                  fill=None, center=None):
+    """The image kernel of :func:`affine`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     _check_affine(angle, translate)
     return _classic.affine(image, float(angle), list(translate), scale, shear,
                            interpolation_mode(interpolation), fill, center)
 
 
 def affine_mask(mask, angle, translate, scale, shear, fill=None, center=None):
+    """The mask kernel of :func:`affine`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return _mask_op(mask, lambda m: affine_image(m, angle, translate, scale, shear, _NEAREST,
                                                  fill, center))
 
 
 def affine_video(video, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST,
                  fill=None, center=None):
+    """The video kernel of :func:`affine`: a ``(..., T, C, H, W)`` tensor."""
     return affine_image(video, angle, translate, scale, shear, interpolation, fill, center)
 
 
@@ -226,15 +237,18 @@ def rotate(inpt, angle, interpolation=InterpolationMode.NEAREST, expand=False, c
 
 def rotate_image(image, angle, interpolation=InterpolationMode.NEAREST, expand=False,
                  center=None, fill=None):
+    """The image kernel of :func:`rotate`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.rotate(image, angle, interpolation_mode(interpolation), expand, center, fill)
 
 
 def rotate_mask(mask, angle, expand=False, center=None, fill=None):
+    """The mask kernel of :func:`rotate`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return _mask_op(mask, lambda m: rotate_image(m, angle, _NEAREST, expand, center, fill))
 
 
 def rotate_video(video, angle, interpolation=InterpolationMode.NEAREST, expand=False,
                  center=None, fill=None):
+    """The video kernel of :func:`rotate`: a ``(..., T, C, H, W)`` tensor."""
     return rotate_image(video, angle, interpolation, expand, center, fill)
 
 
@@ -266,14 +280,17 @@ def pad(inpt, padding, fill=None, padding_mode="constant"):
 
 
 def pad_image(image, padding, fill=None, padding_mode="constant"):
+    """The image kernel of :func:`pad`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.pad(image, padding, 0 if fill is None else fill, padding_mode)
 
 
 def pad_mask(mask, padding, fill=None, padding_mode="constant"):
+    """The mask kernel of :func:`pad`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return _mask_op(mask, lambda m: pad_image(m, padding, fill, padding_mode))
 
 
 def pad_video(video, padding, fill=None, padding_mode="constant"):
+    """The video kernel of :func:`pad`: a ``(..., T, C, H, W)`` tensor."""
     return pad_image(video, padding, fill, padding_mode)
 
 
@@ -299,14 +316,17 @@ def crop(inpt, top, left, height, width):
 
 
 def crop_image(image, top, left, height, width):
+    """The image kernel of :func:`crop`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.crop(image, top, left, height, width)
 
 
 def crop_mask(mask, top, left, height, width):
+    """The mask kernel of :func:`crop`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return _mask_op(mask, lambda m: crop_image(m, top, left, height, width))
 
 
 def crop_video(video, top, left, height, width):
+    """The video kernel of :func:`crop`: a ``(..., T, C, H, W)`` tensor."""
     return crop_image(video, top, left, height, width)
 
 
@@ -332,14 +352,17 @@ def center_crop(inpt, output_size):
 
 
 def center_crop_image(image, output_size):
+    """The image kernel of :func:`center_crop`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.center_crop(image, output_size)
 
 
 def center_crop_mask(mask, output_size):
+    """The mask kernel of :func:`center_crop`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return _mask_op(mask, lambda m: center_crop_image(m, output_size))
 
 
 def center_crop_video(video, output_size):
+    """The video kernel of :func:`center_crop`: a ``(..., T, C, H, W)`` tensor."""
     return center_crop_image(video, output_size)
 
 
@@ -368,16 +391,19 @@ def resized_crop(inpt, top, left, height, width, size, interpolation=Interpolati
 
 def resized_crop_image(image, top, left, height, width, size,
                        interpolation=InterpolationMode.BILINEAR, antialias=True):
+    """The image kernel of :func:`resized_crop`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return resize_image(crop_image(image, top, left, height, width), size, interpolation,
                         antialias=antialias)
 
 
 def resized_crop_mask(mask, top, left, height, width, size):
+    """The mask kernel of :func:`resized_crop`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return resize_mask(crop_mask(mask, top, left, height, width), size)
 
 
 def resized_crop_video(video, top, left, height, width, size,
                        interpolation=InterpolationMode.BILINEAR, antialias=True):
+    """The video kernel of :func:`resized_crop`: a ``(..., T, C, H, W)`` tensor."""
     return resized_crop_image(video, top, left, height, width, size, interpolation, antialias)
 
 
@@ -407,10 +433,12 @@ def five_crop(inpt, size):
 
 
 def five_crop_image(image, size):
+    """The image kernel of :func:`five_crop`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.five_crop(image, size)
 
 
 def five_crop_video(video, size):
+    """The video kernel of :func:`five_crop`: a ``(..., T, C, H, W)`` tensor."""
     return five_crop_image(video, size)
 
 
@@ -420,10 +448,12 @@ def ten_crop(inpt, size, vertical_flip=False):
 
 
 def ten_crop_image(image, size, vertical_flip=False):
+    """The image kernel of :func:`ten_crop`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.ten_crop(image, size, vertical_flip)
 
 
 def ten_crop_video(video, size, vertical_flip=False):
+    """The video kernel of :func:`ten_crop`: a ``(..., T, C, H, W)`` tensor."""
     return ten_crop_image(video, size, vertical_flip)
 
 
@@ -453,6 +483,7 @@ def perspective(inpt, startpoints, endpoints, interpolation=InterpolationMode.BI
 
 def perspective_image(image, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR,
                       fill=None, coefficients=None):
+    """The image kernel of :func:`perspective`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     coeffs = P._perspective_coefficients(startpoints, endpoints, coefficients)
     interpolation = interpolation_mode(interpolation)
     if isinstance(image, PIL.Image.Image):
@@ -463,12 +494,14 @@ def perspective_image(image, startpoints, endpoints, interpolation=Interpolation
 
 
 def perspective_mask(mask, startpoints, endpoints, fill=None, coefficients=None):
+    """The mask kernel of :func:`perspective`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return _mask_op(mask, lambda m: perspective_image(m, startpoints, endpoints, _NEAREST, fill,
                                                       coefficients))
 
 
 def perspective_video(video, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR,
                       fill=None, coefficients=None):
+    """The video kernel of :func:`perspective`: a ``(..., T, C, H, W)`` tensor."""
     return perspective_image(video, startpoints, endpoints, interpolation, fill, coefficients)
 
 
@@ -503,14 +536,17 @@ elastic_transform = elastic
 
 
 def elastic_image(image, displacement, interpolation=InterpolationMode.BILINEAR, fill=None):
+    """The image kernel of :func:`elastic`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.elastic_transform(image, displacement, interpolation_mode(interpolation), fill)
 
 
 def elastic_mask(mask, displacement, fill=None):
+    """The mask kernel of :func:`elastic`: a ``(..., H, W)`` tensor, nearest interpolation."""
     return _mask_op(mask, lambda m: elastic_image(m, displacement, _NEAREST, fill))
 
 
 def elastic_video(video, displacement, interpolation=InterpolationMode.BILINEAR, fill=None):
+    """The video kernel of :func:`elastic`: a ``(..., T, C, H, W)`` tensor."""
     return elastic_image(video, displacement, interpolation, fill)
 
 

@@ -57,6 +57,7 @@ def get_dimensions_image(image) -> list:
 
 @_register_kernel_internal(get_dimensions, tv_tensors.Video, tv_tensor_wrapper=False)
 def get_dimensions_video(video) -> list:
+    """``[channels, height, width]`` of a ``(..., T, C, H, W)`` video."""
     return get_dimensions_image(video)
 
 
@@ -72,11 +73,13 @@ def get_num_channels(inpt) -> int:
 @_register_kernel_internal(get_num_channels, ember.Tensor)
 @_register_kernel_internal(get_num_channels, tv_tensors.Image, tv_tensor_wrapper=False)
 def get_num_channels_image(image) -> int:
+    """The number of channels of a ``(..., C, H, W)`` image tensor."""
     return get_dimensions_image(image)[0]
 
 
 @_register_kernel_internal(get_num_channels, tv_tensors.Video, tv_tensor_wrapper=False)
 def get_num_channels_video(video) -> int:
+    """The number of channels of a ``(..., T, C, H, W)`` video."""
     return get_num_channels_image(video)
 
 
@@ -91,26 +94,31 @@ def get_size(inpt) -> list:
 @_register_kernel_internal(get_size, ember.Tensor)
 @_register_kernel_internal(get_size, tv_tensors.Image, tv_tensor_wrapper=False)
 def get_size_image(image) -> list:
+    """``[height, width]`` of a ``(..., C, H, W)`` image tensor."""
     return get_dimensions_image(image)[1:]
 
 
 @_register_kernel_internal(get_size, tv_tensors.Video, tv_tensor_wrapper=False)
 def get_size_video(video) -> list:
+    """``[height, width]`` of a ``(..., T, C, H, W)`` video."""
     return get_size_image(video)
 
 
 @_register_kernel_internal(get_size, tv_tensors.Mask, tv_tensor_wrapper=False)
 def get_size_mask(mask) -> list:
+    """``[height, width]`` of a ``(..., H, W)`` mask."""
     return list(mask.shape[-2:])
 
 
 @_register_kernel_internal(get_size, tv_tensors.BoundingBoxes, tv_tensor_wrapper=False)
 def get_size_bounding_boxes(bounding_box) -> list:
+    """``[height, width]`` of the canvas of bounding boxes."""
     return list(bounding_box.canvas_size)
 
 
 @_register_kernel_internal(get_size, tv_tensors.KeyPoints, tv_tensor_wrapper=False)
 def get_size_keypoints(keypoints) -> list:
+    """``[height, width]`` of the canvas of key points."""
     return list(keypoints.canvas_size)
 
 
@@ -122,6 +130,7 @@ def get_num_frames(inpt) -> int:
 @_register_kernel_internal(get_num_frames, ember.Tensor)
 @_register_kernel_internal(get_num_frames, tv_tensors.Video, tv_tensor_wrapper=False)
 def get_num_frames_video(video) -> int:
+    """The number of frames ``T`` of a ``(..., T, C, H, W)`` video."""
     return int(video.shape[-4])
 
 

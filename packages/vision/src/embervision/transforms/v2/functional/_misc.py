@@ -43,10 +43,12 @@ def normalize(inpt, mean, std, inplace=False):
 
 
 def normalize_image(image, mean, std, inplace=False):
+    """The image kernel of :func:`normalize`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.normalize(image, mean, std, inplace)
 
 
 def normalize_video(video, mean, std, inplace=False):
+    """The video kernel of :func:`normalize`: a ``(..., T, C, H, W)`` tensor."""
     return normalize_image(video, mean, std, inplace)
 
 
@@ -59,10 +61,12 @@ def gaussian_blur(inpt, kernel_size, sigma=None):
 
 
 def gaussian_blur_image(image, kernel_size, sigma=None):
+    """The image kernel of :func:`gaussian_blur`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     return _classic.gaussian_blur(image, kernel_size, sigma)
 
 
 def gaussian_blur_video(video, kernel_size, sigma=None):
+    """The video kernel of :func:`gaussian_blur`: a ``(..., T, C, H, W)`` tensor."""
     return gaussian_blur_image(video, kernel_size, sigma)
 
 
@@ -76,6 +80,7 @@ def gaussian_noise(inpt, mean=0.0, sigma=0.1, clip=True):
 
 
 def gaussian_noise_image(image, mean=0.0, sigma=0.1, clip=True):
+    """The image kernel of :func:`gaussian_noise`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     if not image.is_floating_point():
         raise ValueError(f"Input tensor is expected to be in float dtype, got dtype={image.dtype}")
     if sigma < 0:
@@ -85,6 +90,7 @@ def gaussian_noise_image(image, mean=0.0, sigma=0.1, clip=True):
 
 
 def gaussian_noise_video(video, mean=0.0, sigma=0.1, clip=True):
+    """The video kernel of :func:`gaussian_noise`: a ``(..., T, C, H, W)`` tensor."""
     return gaussian_noise_image(video, mean, sigma, clip)
 
 
@@ -99,12 +105,14 @@ def to_dtype(inpt, dtype=ember.float32, scale=False):
 
 
 def to_dtype_image(image, dtype=ember.float32, scale=False):
+    """The image kernel of :func:`to_dtype`: a ``(..., C, H, W)`` tensor (or a PIL image)."""
     if not scale:
         return image.to(dtype)
     return convert_image_dtype(image, dtype)
 
 
 def to_dtype_video(video, dtype=ember.float32, scale=False):
+    """The video kernel of :func:`to_dtype`: a ``(..., T, C, H, W)`` tensor."""
     return to_dtype_image(video, dtype, scale)
 
 

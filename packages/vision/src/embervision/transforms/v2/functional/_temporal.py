@@ -16,6 +16,7 @@ def uniform_temporal_subsample(inpt, num_samples):
 
 
 def uniform_temporal_subsample_video(video, num_samples):
+    """The video kernel of :func:`uniform_temporal_subsample`: a ``(..., T, C, H, W)`` tensor."""
     t = video.shape[-4]
     if t < 1:
         raise ValueError("The video has no frames to subsample")
