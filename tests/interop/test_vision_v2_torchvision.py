@@ -228,3 +228,22 @@ def test_signatures_match_torchvision():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert mismatched == []
+
+
+@pytest.mark.parametrize("fmt", ROTATED)
+@pytest.mark.parametrize("name,kwargs", [
+    ("horizontal_flip", {}), ("resize", dict(size=[30, 60])), ("rotate", dict(angle=20.0)),
+    ("affine", dict(angle=10.0, translate=[1, 2], scale=0.9, shear=[3.0, 1.0])),
+    ("crop", dict(top=2, left=3, height=36, width=45)), ("pad", dict(padding=[2, 1])),
+    ("clamp_bounding_boxes", {})])
+def test_rotated_boxes_inside_the_canvas_with_soft_clamping(fmt, name, kwargs):
+    # Boxes that stay inside the canvas: clamping leaves them (and normalizes the angle).
+    rng = np.random.default_rng(5)
+    cxcywhr = np.concatenate([rng.uniform(18, 24, (6, 2)), rng.uniform(2, 6, (6, 2)),
+                              rng.uniform(-170, 170, (6, 1))], 1).astype(np.float32)
+    data = TF.convert_bounding_box_format(torch.from_numpy(cxcywhr), old_format="CXCYWHR",
+                                          new_format=fmt).numpy()
+    outs = [getattr(F, name)(tv.BoundingBoxes(lib.from_numpy(data.copy()), format=fmt,
+                                              canvas_size=(40, 50)), **kwargs).numpy()
+            for F, tv, lib in ((TF, TT, torch), (EF, ET, ember))]
+    np.testing.assert_allclose(outs[1], outs[0], atol=1e-4)

@@ -316,3 +316,18 @@ def test_containers():
     np.testing.assert_array_equal(both.numpy(), img.numpy()[..., ::-1, ::-1])
     with pytest.raises(ValueError, match="at least one"):
         v2.Compose([])
+
+
+def test_rotated_boxes_leaving_the_canvas_are_refused_not_left_unclamped():
+    inside = tv_tensors.BoundingBoxes([[10.0, 10.0, 4.0, 2.0, 30.0]], format="CXCYWHR",
+                                      canvas_size=(H, W))
+    out = F.rotate(inside, 45.0)
+    np.testing.assert_allclose(out.numpy()[0, 2:4], [4.0, 2.0], atol=1e-4)
+    outside = tv_tensors.BoundingBoxes([[1.0, 1.0, 6.0, 2.0, 30.0]], format="CXCYWHR",
+                                       canvas_size=(H, W))
+    with pytest.raises(ValueError, match="clamping_mode=None"):
+        F.crop(outside, 0, 0, 10, 10)
+    unclamped = tv_tensors.BoundingBoxes(outside, format="CXCYWHR", canvas_size=(H, W),
+                                         clamping_mode=None)
+    np.testing.assert_allclose(F.crop(unclamped, 0, 0, 10, 10).numpy(), outside.numpy(),
+                               atol=1e-5)

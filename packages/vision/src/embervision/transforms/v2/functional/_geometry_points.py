@@ -93,6 +93,8 @@ def _move_boxes(boxes, format, move_points, canvas_size, clamping_mode, int_conv
     moved = move_points(corners.reshape(-1, 2)).reshape(-1, 4, 2)
     if rotated:
         rect = _parallelogram_to_rectangle(moved.reshape(-1, 8))
+        if clamping_mode is not None:
+            rect = _clamp_boxes(rect, BoundingBoxFormat.XYXYXYXY, canvas_size, clamping_mode)
         out = _convert_format(rect, BoundingBoxFormat.XYXYXYXY, format)
     else:
         xyxy = ember.cat([moved.amin(dim=1), moved.amax(dim=1)], dim=-1)
@@ -233,8 +235,6 @@ def crop_bounding_boxes(bounding_boxes, format, top, left, height, width, clampi
     if format == BoundingBoxFormat.XYXYXYXY:
         out = _parallelogram_to_rectangle(out.reshape(-1, 8)).reshape(out.shape)
     canvas = (height, width)
-    if is_rotated_bounding_format(format) and clamping_mode is None:
-        return out, canvas
     return _clamp_boxes(out, format, canvas, clamping_mode), canvas
 
 

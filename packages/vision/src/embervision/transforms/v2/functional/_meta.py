@@ -298,8 +298,7 @@ def _clamp_boxes(boxes, format, canvas_size, clamping_mode):
     if clamping_mode is None:
         return boxes.clone()
     if is_rotated_bounding_format(format):
-        raise ValueError("Clamping rotated bounding boxes is not supported by embervision; "
-                         "use clamping_mode=None for rotated boxes.")
+        return _clamp_rotated_boxes(boxes, format, canvas_size)
     h, w = canvas_size
     dtype = boxes.dtype
     xyxy = _convert_format(boxes if dtype.is_floating_point else boxes.to(ember.float32),
@@ -307,6 +306,31 @@ def _clamp_boxes(boxes, format, canvas_size, clamping_mode):
     x1, y1, x2, y2 = xyxy.unbind(-1)
     xyxy = ember.stack([x1.clamp(0, w), y1.clamp(0, h), x2.clamp(0, w), y2.clamp(0, h)], dim=-1)
     return _convert_format(xyxy, BoundingBoxFormat.XYXY, format).to(dtype)
+
+
+def _clamp_rotated_boxes(boxes, format, canvas_size):
+    # NOTE [ Clamping rotated boxes ]
+    # A rotated box inside its canvas is left as it is (passing through the corner format,
+    # which normalizes the angle, as torchvision's clamping does). torchvision's soft and hard
+    # clamping of rotated boxes that leave the canvas (an iterative rule moving vertices
+    # along the box's edges) is not implemented: such boxes raise rather than come back
+    # unclamped.
+    h, w = canvas_size
+    corners = _convert_format(_as_float(boxes), format, BoundingBoxFormat.XYXYXYXY)
+    xs, ys = corners[..., 0::2], corners[..., 1::2]
+    tol = 1e-4
+    inside = bool(((xs >= -tol) & (xs <= w + tol) & (ys >= -tol) & (ys <= h + tol)).all())
+    if not inside:
+        raise ValueError(
+            "embervision cannot clamp rotated bounding boxes that reach outside their canvas "
+            f"{tuple(canvas_size)} (torchvision's soft/hard clamping of rotated boxes is not "
+            "implemented); create the BoundingBoxes with clamping_mode=None to keep them "
+            "unclamped.")
+    return _convert_format(corners, BoundingBoxFormat.XYXYXYXY, format).to(boxes.dtype)
+
+
+def _as_float(t):
+    return t if t.is_floating_point() else t.to(ember.float32)
 
 
 def clamp_bounding_boxes(inpt, format=None, canvas_size=None, clamping_mode="auto"):
