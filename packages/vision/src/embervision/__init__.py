@@ -18,6 +18,6 @@ if _ember.__version__.split(".")[:2] != __version__.split(".")[:2]:
         f"but ember {_ember.__version__} is installed"
     )
 
-from embervision import datasets, io, models, ops, transforms, utils  # noqa: E402
+from embervision import datasets, io, models, ops, transforms, tv_tensors, utils  # noqa: E402
 
-__all__ = ["datasets", "io", "models", "ops", "transforms", "utils"]
+__all__ = ["datasets", "io", "models", "ops", "transforms", "tv_tensors", "utils"]

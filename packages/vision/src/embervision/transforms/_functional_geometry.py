@@ -485,6 +485,10 @@ def perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BIL
         return img.transform(img.size, Image.Transform.PERSPECTIVE, coeffs,
                              PIL_INTERPOLATION[interpolation], fillcolor=_pil_fill(fill, img))
     check_image(img)
+    return _perspective_tensor(img, coeffs, interpolation, fill)
+
+
+def _perspective_tensor(img, coeffs, interpolation, fill):
     _, h, w = get_dimensions(img)
     a, b, c, d, e, f, g, hh = coeffs
     xs, ys = np.meshgrid(np.arange(w) + 0.5, np.arange(h) + 0.5)
