@@ -25,7 +25,8 @@ EXCLUDED = {
         "tunable": "TunableOp (GEMM autotuning of PyTorch's ATen kernels)",
     },
     "backends": {n: "backend ember does not have" for n in (
-        "cusparselt", "kleidiai", "miopen", "nnpack", "python_native", "quantized", "m")}
+        "cusparselt", "kleidiai", "miopen", "nnpack", "python_native", "quantized", "xnnpack",
+        "m")}
     | {"fp32_precision": "ATen's per-backend fp32 precision tree (set_float32_matmul_precision "
                          "is there)"},
     "backends.cudnn": {"fp32_precision": "ATen's per-backend fp32 precision tree",
