@@ -55,13 +55,14 @@ from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Chi2, Exponential, Gamma, Poisson
 from ember.distributions.generalized_pareto import GeneralizedPareto
+from ember.distributions.gumbel import Gumbel
 from ember.distributions.independent import Independent
 from ember.distributions.kl import kl_divergence, register_kl
 from ember.distributions.lkj_cholesky import LKJCholesky
 from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from ember.distributions.mixture_same_family import MixtureSameFamily
 from ember.distributions.multivariate_normal import MultivariateNormal
-from ember.distributions.normal import Cauchy, Gumbel, Laplace, Normal
+from ember.distributions.normal import Cauchy, Laplace, Normal
 from ember.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from ember.distributions.student_t import FisherSnedecor, StudentT
 from ember.distributions.transformed_distribution import (

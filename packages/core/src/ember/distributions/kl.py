@@ -17,10 +17,11 @@ from ember.distributions.dirichlet import Beta, Dirichlet
 from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Exponential, Gamma, Poisson
+from ember.distributions.gumbel import Gumbel
 from ember.distributions.independent import Independent
 from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from ember.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
-from ember.distributions.normal import Cauchy, Gumbel, Laplace, Normal
+from ember.distributions.normal import Cauchy, Laplace, Normal
 from ember.distributions.transformed_distribution import (
     HalfNormal,
     LogNormal,

@@ -118,7 +118,8 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self):
         lower = self._unbroadcasted_scale_tril
-        eye = ember.eye(self._event_shape[0], dtype=self.loc.dtype).expand(lower.shape)
+        eye = ember.eye(self._event_shape[0], dtype=self.loc.dtype,
+                        device=self.loc.device).expand(lower.shape)
         linv = solve_lower(lower, eye)
         return (linv.transpose(-2, -1) @ linv).expand(
             self._batch_shape + self._event_shape + self._event_shape)

@@ -1,4 +1,5 @@
-"""Normal, Laplace, Cauchy and Gumbel: location-scale families on the real line."""
+"""Normal, Laplace and Cauchy: location-scale families on the real line (Gumbel, a
+transformed uniform as in PyTorch, is in ember.distributions.gumbel)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all
 
-__all__ = ["Normal", "Laplace", "Cauchy", "Gumbel"]
+__all__ = ["Normal", "Laplace", "Cauchy"]
 
 _EULER = 0.57721566490153286061
 
@@ -201,45 +202,3 @@ class Cauchy(_LocScale):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-class Gumbel(_LocScale):
-    """The Gumbel (type I extreme value) distribution.
-
-    Args:
-        loc (float or Tensor): the location.
-        scale (float or Tensor): the scale (positive).
-    """
-
-    @property
-    def mean(self):
-        return self.loc + self.scale * _EULER
-
-    @property
-    def mode(self):
-        return self.loc
-
-    @property
-    def stddev(self):
-        return (math.pi / math.sqrt(6)) * self.scale
-
-    @property
-    def variance(self):
-        return self.stddev.pow(2)
-
-    def rsample(self, sample_shape=()):
-        u = self._uniform(sample_shape)
-        return self.loc - self.scale * (-u.log()).log()
-
-    def log_prob(self, value):
-        self._check(value)
-        z = (value - self.loc) / self.scale
-        return -(self.scale.log() + z + (-z).exp())
-
-    def cdf(self, value):
-        self._check(value)
-        return (-(-(value - self.loc) / self.scale).exp()).exp()
-
-    def icdf(self, value):
-        return self.loc - self.scale * (-value.log()).log()
-
-    def entropy(self):
-        return self.scale.log() + (1 + _EULER)
