@@ -192,6 +192,19 @@ from embervision.models.vgg import (
     vgg19,
     vgg19_bn,
 )
+from embervision.models.vision_transformer import (
+    VisionTransformer,
+    ViT_B_16_Weights,
+    ViT_B_32_Weights,
+    ViT_H_14_Weights,
+    ViT_L_16_Weights,
+    ViT_L_32_Weights,
+    vit_b_16,
+    vit_b_32,
+    vit_h_14,
+    vit_l_16,
+    vit_l_32,
+)
 
 __all__ = [
     "AlexNet",
@@ -276,6 +289,12 @@ __all__ = [
     "VGG16_Weights",
     "VGG19_BN_Weights",
     "VGG19_Weights",
+    "ViT_B_16_Weights",
+    "ViT_B_32_Weights",
+    "ViT_H_14_Weights",
+    "ViT_L_16_Weights",
+    "ViT_L_32_Weights",
+    "VisionTransformer",
     "Weights",
     "WeightsEnum",
     "Wide_ResNet101_2_Weights",
@@ -353,6 +372,11 @@ __all__ = [
     "vgg16_bn",
     "vgg19",
     "vgg19_bn",
+    "vit_b_16",
+    "vit_b_32",
+    "vit_h_14",
+    "vit_l_16",
+    "vit_l_32",
     "wide_resnet101_2",
     "wide_resnet50_2",
 ]
