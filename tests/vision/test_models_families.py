@@ -1,0 +1,191 @@
+"""embervision.models, the families after the first wave (EfficientNet, RegNet, ConvNeXt,
+MNASNet, GoogLeNet, Inception v3, ViT): state-dict keys and shapes equal torchvision 0.29's
+(recorded in data/torchvision_state_dict_keys.json.gz), parameter counts equal the weights'
+metadata, forward shapes, eval determinism and the registry. NumPy only; the smallest
+variants, at small resolutions."""
+
+import gzip
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ember
+import embervision.models as models
+from embervision.models.mnasnet import MNASNet, _get_depths, _stem
+from embervision.models.vision_transformer import MLPBlock
+
+RECORDED = json.loads(gzip.decompress(
+    (Path(__file__).parent / "data" / "torchvision_state_dict_keys.json.gz").read_bytes()))
+
+# builder: (kwargs, input side) for the forward tests
+FORWARD = {
+    "efficientnet_b0": ({}, 32),
+    "efficientnet_v2_s": ({}, 33),
+    "regnet_y_400mf": ({}, 32),
+    "regnet_x_400mf": ({}, 32),
+    "convnext_tiny": ({}, 32),
+    "mnasnet0_5": ({}, 32),
+    "googlenet": ({"init_weights": True}, 32),
+    "inception_v3": ({"init_weights": True}, 75),
+    "vit_b_32": ({"image_size": 32}, 32),
+}
+
+NEW_MODELS = (
+    [f"efficientnet_b{i}" for i in range(8)]
+    + ["efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l"]
+    + [f"regnet_y_{s}" for s in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf",
+                                 "128gf")]
+    + [f"regnet_x_{s}" for s in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf")]
+    + ["convnext_tiny", "convnext_small", "convnext_base", "convnext_large"]
+    + ["mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "googlenet", "inception_v3"]
+    + ["vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32", "vit_h_14"]
+)
+
+
+def _build(name, **kwargs):
+    kwargs.setdefault("init_weights", True) if name in ("googlenet", "inception_v3") else None
+    return getattr(models, name)(**kwargs)
+
+
+@pytest.fixture(scope="module")
+def built():
+    """Each recorded model built once with its default (ImageNet) head."""
+    return {name: _build(name) for name in RECORDED["models"]}
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED["models"]))
+def test_state_dict_keys_and_shapes_equal_torchvision(name, built):
+    ours = [f"{k} {'x'.join(map(str, v.shape))}" for k, v in built[name].state_dict().items()]
+    assert ours == RECORDED["models"][name]
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED["models"]))
+def test_num_params_equal_the_weights_meta(name, built):
+    model = built[name]
+    if name == "googlenet":  # the published weights come without the auxiliary heads
+        model = _build(name, aux_logits=False)
+    count = sum(p.numel() for p in model.parameters())
+    for weights in models.get_model_weights(name):
+        if weights.meta["min_size"][0] <= 224 or not name.startswith("vit"):
+            assert weights.meta["num_params"] == count, weights
+    # The same count from the recorded shapes (parameters and buffers differ only by BN
+    # statistics, which the recorded list names).
+    shapes = [line.split(" ") for line in RECORDED["models"][name]]
+    stats = ("running_mean", "running_var", "num_batches_tracked")
+    recorded = sum(int(np.prod([int(d) for d in s.split("x")])) if s else 1
+                   for k, s in shapes if not k.endswith(stats))
+    if name != "googlenet":
+        assert recorded == count
+
+
+@pytest.mark.parametrize("name", sorted(FORWARD))
+def test_forward_shape_and_eval_determinism(name):
+    kwargs, side = FORWARD[name]
+    ember.manual_seed(0)
+    model = _build(name, num_classes=5, **kwargs).eval()
+    x = ember.randn(2, 3, side, side)
+    with ember.no_grad():
+        a, b = model(x), model(x)
+    assert tuple(a.shape) == (2, 5)
+    assert np.isfinite(a.numpy()).all()
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_registry_has_every_new_model():
+    names = set(models.list_models())
+    assert set(NEW_MODELS) <= names
+    for name in NEW_MODELS:
+        enum = models.get_model_weights(name)
+        assert enum.DEFAULT in list(enum)
+        for w in enum:
+            stem = w.url.rsplit("/", 1)[1]
+            assert w.url.startswith("https://download.pytorch.org/models/") and stem.endswith(
+                ".pth")
+            assert len(w.meta["categories"]) == 1000
+            assert set(w.meta["_metrics"]["ImageNet-1K"]) == {"acc@1", "acc@5"}
+    assert models.list_models(include="convnext_*") == ["convnext_base", "convnext_large",
+                                                          "convnext_small", "convnext_tiny"]
+    w = models.get_weight("EfficientNet_V2_L_Weights.IMAGENET1K_V1")
+    assert w.transforms().mean == [0.5, 0.5, 0.5] and w.transforms().crop_size == [480]
+    assert models.get_weight("ViT_H_14_Weights.IMAGENET1K_SWAG_E2E_V1").meta["min_size"] == (
+        518, 518)
+    assert "license" in models.RegNet_Y_16GF_Weights.IMAGENET1K_SWAG_E2E_V1.meta
+
+
+def test_builders_check_weights_without_downloading():
+    with pytest.raises(ValueError, match="num_classes"):
+        models.efficientnet_b0(weights=models.EfficientNet_B0_Weights.DEFAULT, num_classes=3)
+    with pytest.raises(ValueError, match="image_size"):
+        models.vit_b_16(weights=models.ViT_B_16_Weights.IMAGENET1K_SWAG_E2E_V1, image_size=224)
+    with pytest.raises(TypeError, match="Invalid Weight class"):
+        models.convnext_tiny(weights=models.ConvNeXt_Base_Weights.DEFAULT)
+
+
+def test_googlenet_and_inception_training_outputs_and_transform_input():
+    ember.manual_seed(0)
+    g = models.googlenet(num_classes=4, init_weights=True)
+    out = g.train()(ember.randn(2, 3, 64, 64))
+    assert isinstance(out, models.GoogLeNetOutputs)
+    assert [tuple(t.shape) for t in out] == [(2, 4)] * 3
+    inc = models.inception_v3(num_classes=4, init_weights=True, aux_logits=False)
+    assert inc.AuxLogits is None and tuple(inc.eval()(ember.randn(1, 3, 75, 75)).shape) == (1, 4)
+    with pytest.warns(FutureWarning, match="initialization"):
+        models.GoogLeNet(num_classes=2, aux_logits=False)
+    # transform_input maps ImageNet normalization to (x - 0.5) / 0.5 of the raw pixels.
+    g = models.googlenet(num_classes=4, init_weights=True, transform_input=True)
+    raw = np.random.default_rng(0).random((1, 3, 4, 4)).astype(np.float32)
+    mean = np.array([0.485, 0.456, 0.406], np.float32).reshape(1, 3, 1, 1)
+    std = np.array([0.229, 0.224, 0.225], np.float32).reshape(1, 3, 1, 1)
+    got = g._transform_input(ember.from_numpy((raw - mean) / std)).numpy()
+    np.testing.assert_allclose(got, (raw - 0.5) / 0.5, rtol=1e-5, atol=1e-6)
+
+
+def test_mnasnet_loads_a_version_1_checkpoint():
+    old = MNASNet(0.5, num_classes=3)
+    for idx, layer in enumerate(_stem(_get_depths(0.5), (32, 16))):
+        old.layers[idx] = layer
+    state = old.state_dict()
+    state._metadata[""]["version"] = 1
+    new = MNASNet(0.5, num_classes=3)
+    assert new.layers[0].out_channels == 16
+    with pytest.warns(UserWarning, match="previous version"):
+        new.load_state_dict(state)
+    assert new.layers[0].out_channels == 32 and new._version == 1
+    x = ember.randn(1, 3, 32, 32)
+    with ember.no_grad():
+        np.testing.assert_allclose(new.eval()(x).numpy(), old.eval()(x).numpy(), rtol=1e-5,
+                                   atol=1e-6)
+    with pytest.raises(ValueError, match="alpha"):
+        MNASNet(0.0)
+
+
+def test_vit_checks_and_old_mlp_keys():
+    with pytest.raises(ValueError, match="indivisible"):
+        models.vit_b_32(image_size=40)
+    m = models.vit_b_32(image_size=32, num_classes=2)
+    with pytest.raises(ValueError, match="Wrong image height"):
+        m(ember.randn(1, 3, 64, 32))
+    block = MLPBlock(4, 8, 0.0)
+    renamed = {k.replace("0.", "linear_1.").replace("3.", "linear_2."): v
+               for k, v in block.state_dict().items()}
+    fresh = MLPBlock(4, 8, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fresh.load_state_dict(renamed)  # no version metadata: the version-1 names
+    np.testing.assert_array_equal(fresh[0].weight.detach().numpy(),
+                                  block[0].weight.detach().numpy())
+
+
+def test_regnet_block_params_and_efficientnet_stochastic_depth():
+    params = models.regnet.BlockParams.from_init_params(depth=16, w_0=48, w_a=27.89, w_m=2.09,
+                                                        group_width=8, se_ratio=0.25)
+    assert params.depths == [1, 3, 6, 6] and params.widths == [48, 104, 208, 440]
+    with pytest.raises(ValueError, match="Invalid RegNet"):
+        models.regnet.BlockParams.from_init_params(depth=4, w_0=12, w_a=1.0, w_m=2.0,
+                                                   group_width=8)
+    m = models.efficientnet_b0(stochastic_depth_prob=0.5)
+    probs = [b.stochastic_depth.p for stage in m.features[1:-1] for b in stage]
+    assert probs[0] == 0.0 and probs == sorted(probs) and probs[-1] == 0.5 * 15 / 16
