@@ -1,5 +1,5 @@
 """embervision.models, the families after the first wave (EfficientNet, RegNet, ConvNeXt,
-MNASNet, GoogLeNet, Inception v3, ViT): state-dict keys and shapes equal torchvision 0.29's
+MNASNet, GoogLeNet, Inception v3, ViT, Swin): state-dict keys and shapes equal torchvision 0.29's
 (recorded in data/torchvision_state_dict_keys.json.gz), parameter counts equal the weights'
 metadata, forward shapes, eval determinism and the registry. NumPy only; the smallest
 variants, at small resolutions."""
@@ -15,6 +15,7 @@ import pytest
 import ember
 import embervision.models as models
 from embervision.models.mnasnet import MNASNet, _get_depths, _stem
+from embervision.models.swin_transformer import shifted_window_attention
 from embervision.models.vision_transformer import MLPBlock
 
 RECORDED = json.loads(gzip.decompress(
@@ -31,6 +32,8 @@ FORWARD = {
     "googlenet": ({"init_weights": True}, 32),
     "inception_v3": ({"init_weights": True}, 75),
     "vit_b_32": ({"image_size": 32}, 32),
+    "swin_t": ({}, 32),
+    "swin_v2_t": ({}, 32),
 }
 
 NEW_MODELS = (
@@ -42,6 +45,7 @@ NEW_MODELS = (
     + ["convnext_tiny", "convnext_small", "convnext_base", "convnext_large"]
     + ["mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "googlenet", "inception_v3"]
     + ["vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32", "vit_h_14"]
+    + ["swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s", "swin_v2_b"]
 )
 
 
@@ -71,10 +75,11 @@ def test_num_params_equal_the_weights_meta(name, built):
     for weights in models.get_model_weights(name):
         if weights.meta["min_size"][0] <= 224 or not name.startswith("vit"):
             assert weights.meta["num_params"] == count, weights
-    # The same count from the recorded shapes (parameters and buffers differ only by BN
-    # statistics, which the recorded list names).
+    # The same count from the recorded shapes, less the buffers (BN statistics, Swin's
+    # position tables).
     shapes = [line.split(" ") for line in RECORDED["models"][name]]
-    stats = ("running_mean", "running_var", "num_batches_tracked")
+    stats = ("running_mean", "running_var", "num_batches_tracked", "relative_position_index",
+             "relative_coords_table")
     recorded = sum(int(np.prod([int(d) for d in s.split("x")])) if s else 1
                    for k, s in shapes if not k.endswith(stats))
     if name != "googlenet":
@@ -189,3 +194,44 @@ def test_regnet_block_params_and_efficientnet_stochastic_depth():
     m = models.efficientnet_b0(stochastic_depth_prob=0.5)
     probs = [b.stochastic_depth.p for stage in m.features[1:-1] for b in stage]
     assert probs[0] == 0.0 and probs == sorted(probs) and probs[-1] == 0.5 * 15 / 16
+
+
+def test_window_attention_over_one_window_is_plain_attention():
+    rng = np.random.default_rng(0)
+    c, heads, side = 8, 2, 5
+    x = rng.standard_normal((1, side, side, c)).astype(np.float32)
+    wqkv = rng.standard_normal((3 * c, c)).astype(np.float32) * 0.3
+    wproj = rng.standard_normal((c, c)).astype(np.float32) * 0.3
+    bias = rng.standard_normal((1, heads, side * side, side * side)).astype(np.float32)
+    # A window larger than the map: one padded window, and the shift is dropped.
+    got = shifted_window_attention(
+        ember.from_numpy(x), ember.from_numpy(wqkv), ember.from_numpy(wproj),
+        ember.from_numpy(np.pad(bias, ((0, 0), (0, 0), (0, 24), (0, 24)))), [7, 7], heads,
+        [3, 3], training=False).numpy()
+    # NumPy: the padded window attends to the zero padding too (bias 0 there).
+    pad = np.zeros((1, 7, 7, c), np.float32)
+    pad[:, :side, :side] = x
+    tokens = pad.reshape(49, c)
+    q, k, v = (tokens @ wqkv.T).reshape(49, 3, heads, c // heads).transpose(1, 2, 0, 3)
+    full_bias = np.zeros((heads, 49, 49), np.float32)
+    idx = [i * 7 + j for i in range(side) for j in range(side)]
+    logits = q @ k.transpose(0, 2, 1) / np.sqrt(c // heads)
+    full_bias += np.pad(bias[0], ((0, 0), (0, 24), (0, 24)))
+    logits = logits + full_bias
+    attn = np.exp(logits - logits.max(-1, keepdims=True))
+    attn /= attn.sum(-1, keepdims=True)
+    out = (attn @ v).transpose(1, 0, 2).reshape(49, c) @ wproj.T
+    np.testing.assert_allclose(got.reshape(side * side, c), out[idx], rtol=1e-4, atol=1e-5)
+
+
+def test_swin_relative_position_index_and_v2_bias():
+    m = models.swin_v2_t(num_classes=2)
+    attn = m.features[1][0].attn
+    index = attn.relative_position_index.numpy().reshape(64, 64)
+    # Positions (i1, j1) and (i2, j2) of an 8x8 window: index of (i1 - i2, j1 - j2).
+    assert index[0, 0] == 7 * 15 + 7 and index[0, 63] == 0 and index[63, 0] == 14 * 15 + 14
+    assert tuple(attn.relative_coords_table.shape) == (1, 15, 15, 2)
+    np.testing.assert_allclose(attn.relative_coords_table.numpy()[0, 0, 0],
+                               [-np.log2(9.0) / 3.0] * 2, rtol=1e-6)
+    length = attn.qkv.bias.shape[0] // 3
+    assert not attn.qkv.bias.detach().numpy()[length:2 * length].any()
