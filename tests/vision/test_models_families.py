@@ -1,8 +1,8 @@
 """embervision.models, the families after the first wave (EfficientNet, RegNet, ConvNeXt,
-MNASNet, GoogLeNet, Inception v3, ViT, Swin): state-dict keys and shapes equal torchvision 0.29's
-(recorded in data/torchvision_state_dict_keys.json.gz), parameter counts equal the weights'
-metadata, forward shapes, eval determinism and the registry. NumPy only; the smallest
-variants, at small resolutions."""
+MNASNet, GoogLeNet, Inception v3, ViT, Swin, MaxViT): state-dict keys and shapes equal
+torchvision 0.29's (recorded in data/torchvision_state_dict_keys.json.gz), parameter counts
+equal the weights' metadata, forward shapes, eval determinism and the registry. NumPy only;
+the smallest variants, at small resolutions."""
 
 import gzip
 import json
@@ -21,20 +21,10 @@ from embervision.models.vision_transformer import MLPBlock
 RECORDED = json.loads(gzip.decompress(
     (Path(__file__).parent / "data" / "torchvision_state_dict_keys.json.gz").read_bytes()))
 
-# builder: (kwargs, input side) for the forward tests
-FORWARD = {
-    "efficientnet_b0": ({}, 32),
-    "efficientnet_v2_s": ({}, 33),
-    "regnet_y_400mf": ({}, 32),
-    "regnet_x_400mf": ({}, 32),
-    "convnext_tiny": ({}, 32),
-    "mnasnet0_5": ({}, 32),
-    "googlenet": ({"init_weights": True}, 32),
-    "inception_v3": ({"init_weights": True}, 75),
-    "vit_b_32": ({"image_size": 32}, 32),
-    "swin_t": ({}, 32),
-    "swin_v2_t": ({}, 32),
-}
+# builder: input side of the forward tests (on the models the fixture builds)
+FORWARD = {"efficientnet_b0": 32, "efficientnet_v2_s": 33, "regnet_y_400mf": 32,
+           "regnet_x_400mf": 32, "convnext_tiny": 32, "mnasnet0_5": 32, "googlenet": 32,
+           "inception_v3": 75, "swin_t": 32, "swin_v2_t": 32}
 
 NEW_MODELS = (
     [f"efficientnet_b{i}" for i in range(8)]
@@ -45,7 +35,7 @@ NEW_MODELS = (
     + ["convnext_tiny", "convnext_small", "convnext_base", "convnext_large"]
     + ["mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "googlenet", "inception_v3"]
     + ["vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32", "vit_h_14"]
-    + ["swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s", "swin_v2_b"]
+    + ["swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s", "swin_v2_b", "maxvit_t"]
 )
 
 
@@ -87,15 +77,28 @@ def test_num_params_equal_the_weights_meta(name, built):
 
 
 @pytest.mark.parametrize("name", sorted(FORWARD))
-def test_forward_shape_and_eval_determinism(name):
-    kwargs, side = FORWARD[name]
-    ember.manual_seed(0)
-    model = _build(name, num_classes=5, **kwargs).eval()
-    x = ember.randn(2, 3, side, side)
+def test_forward_shape_and_eval_determinism(name, built):
+    side = FORWARD[name]
+    model = built[name].eval()
+    x = ember.randn(2, 3, side, side, generator=ember.Generator().manual_seed(0))
     with ember.no_grad():
         a, b = model(x), model(x)
-    assert tuple(a.shape) == (2, 5)
+    assert tuple(a.shape) == (2, 1000)
     assert np.isfinite(a.numpy()).all()
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_vision_transformer_small_forward():
+    # ViT-B/32 is built by the fixture; a forward at 224 would be slow, so the same class at a
+    # small configuration (and the builder at a small image_size in test_vit_checks...).
+    ember.manual_seed(0)
+    m = models.VisionTransformer(image_size=32, patch_size=16, num_layers=2, num_heads=2,
+                                 hidden_dim=16, mlp_dim=32, num_classes=3,
+                                 representation_size=8).eval()
+    x = ember.randn(2, 3, 32, 32)
+    with ember.no_grad():
+        a, b = m(x), m(x)
+    assert tuple(a.shape) == (2, 3) and m.seq_length == 5
     np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
@@ -129,22 +132,39 @@ def test_builders_check_weights_without_downloading():
         models.convnext_tiny(weights=models.ConvNeXt_Base_Weights.DEFAULT)
 
 
-def test_googlenet_and_inception_training_outputs_and_transform_input():
-    ember.manual_seed(0)
-    g = models.googlenet(num_classes=4, init_weights=True)
-    out = g.train()(ember.randn(2, 3, 64, 64))
+def test_googlenet_and_inception_training_outputs_and_transform_input(built):
+    g = built["googlenet"].train()
+    try:
+        out = g(ember.randn(2, 3, 64, 64))
+    finally:
+        g.eval()
     assert isinstance(out, models.GoogLeNetOutputs)
-    assert [tuple(t.shape) for t in out] == [(2, 4)] * 3
-    inc = models.inception_v3(num_classes=4, init_weights=True, aux_logits=False)
+    assert [tuple(t.shape) for t in out] == [(2, 1000)] * 3
+    # Inception's auxiliary head needs the 17x17 grid of a 299x299 input: the head on such a
+    # grid, and the training-mode packing, without the full forward.
+    inc = built["inception_v3"]
+    with ember.no_grad():
+        aux = inc.AuxLogits(ember.randn(2, 768, 17, 17))
+    assert tuple(aux.shape) == (2, 1000)
+    inc.train()
+    try:
+        out = inc.eager_outputs(ember.zeros(2, 1000), aux)
+    finally:
+        inc.eval()
+    assert isinstance(out, models.InceptionOutputs) and out.aux_logits is aux
+    inc = models.Inception3(num_classes=4, init_weights=False, aux_logits=False)
     assert inc.AuxLogits is None and tuple(inc.eval()(ember.randn(1, 3, 75, 75)).shape) == (1, 4)
     with pytest.warns(FutureWarning, match="initialization"):
         models.GoogLeNet(num_classes=2, aux_logits=False)
     # transform_input maps ImageNet normalization to (x - 0.5) / 0.5 of the raw pixels.
-    g = models.googlenet(num_classes=4, init_weights=True, transform_input=True)
     raw = np.random.default_rng(0).random((1, 3, 4, 4)).astype(np.float32)
     mean = np.array([0.485, 0.456, 0.406], np.float32).reshape(1, 3, 1, 1)
     std = np.array([0.229, 0.224, 0.225], np.float32).reshape(1, 3, 1, 1)
-    got = g._transform_input(ember.from_numpy((raw - mean) / std)).numpy()
+    g.transform_input = True
+    try:
+        got = g._transform_input(ember.from_numpy((raw - mean) / std)).numpy()
+    finally:
+        g.transform_input = False
     np.testing.assert_allclose(got, (raw - 0.5) / 0.5, rtol=1e-5, atol=1e-6)
 
 
@@ -235,3 +255,19 @@ def test_swin_relative_position_index_and_v2_bias():
                                [-np.log2(9.0) / 3.0] * 2, rtol=1e-6)
     length = attn.qkv.bias.shape[0] // 3
     assert not attn.qkv.bias.detach().numpy()[length:2 * length].any()
+
+
+def test_maxvit_small_configuration_forward_and_checks():
+    ember.manual_seed(0)
+    config = {"stem_channels": 8, "partition_size": 2, "block_channels": [8, 16],
+              "block_layers": [1, 1], "head_dim": 4, "stochastic_depth_prob": 0.1}
+    m = models.MaxVit(input_size=(16, 16), num_classes=3, **config).eval()
+    x = ember.randn(2, 3, 16, 16)
+    with ember.no_grad():
+        a, b = m(x), m(x)
+    assert tuple(a.shape) == (2, 3)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(ValueError, match="not divisible by partition size"):
+        models.MaxVit(input_size=(20, 20), **config)
+    with pytest.raises(ValueError, match="input_size"):
+        models.maxvit_t(weights=models.MaxVit_T_Weights.DEFAULT, input_size=(448, 448))

@@ -76,6 +76,11 @@ from embervision.models.inception import (
     _InceptionOutputs,
     inception_v3,
 )
+from embervision.models.maxvit import (
+    MaxVit,
+    MaxVit_T_Weights,
+    maxvit_t,
+)
 from embervision.models.mnasnet import (
     MNASNet,
     MNASNet0_5_Weights,
@@ -257,6 +262,8 @@ __all__ = [
     "MNASNet0_75_Weights",
     "MNASNet1_0_Weights",
     "MNASNet1_3_Weights",
+    "MaxVit",
+    "MaxVit_T_Weights",
     "MobileNetV2",
     "MobileNetV3",
     "MobileNet_V2_Weights",
@@ -350,6 +357,7 @@ __all__ = [
     "googlenet",
     "inception_v3",
     "list_models",
+    "maxvit_t",
     "mnasnet0_5",
     "mnasnet0_75",
     "mnasnet1_0",
