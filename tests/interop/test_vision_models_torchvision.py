@@ -143,3 +143,62 @@ def test_maxvit_small_configuration_agrees(tmp_path):
     with ember.no_grad():
         got = ours(ember.from_numpy(x)).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+SEGMENTATION = ["fcn_resnet50", "fcn_resnet101", "deeplabv3_resnet50", "deeplabv3_resnet101",
+                "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
+
+
+def _segmentation_kwargs(name):
+    kwargs = {"weights_backbone": None}
+    if not name.startswith("lraspp"):
+        kwargs["aux_loss"] = True
+    return kwargs
+
+
+@pytest.mark.parametrize("name", SEGMENTATION)
+def test_segmentation_keys_and_outputs(name, tmp_path):
+    from torchvision.models import segmentation as tv_seg
+
+    from embervision.models import segmentation as seg
+
+    kwargs = _segmentation_kwargs(name)
+    torch.manual_seed(0)
+    ref = getattr(tv_seg, name)(num_classes=4, **kwargs).eval()
+    with torch.no_grad():
+        for m in ref.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+    ours = getattr(seg, name)(num_classes=4, **kwargs)
+    assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == [
+        (k, tuple(v.shape)) for k, v in ref.state_dict().items()]
+    torch.save(ref.state_dict(), tmp_path / "w.pth")
+    ours.load_state_dict(ember.load(tmp_path / "w.pth"), strict=True)
+    ours.eval()
+    x = np.random.default_rng(0).standard_normal((1, 3, 48, 40)).astype(np.float32)
+    with torch.no_grad():
+        expected = ref(torch.from_numpy(x))
+    with ember.no_grad():
+        got = ours(ember.from_numpy(x))
+    assert list(got) == list(expected)
+    for key in expected:
+        e = expected[key].numpy()
+        scale = max(1.0, float(np.abs(e).max()))
+        np.testing.assert_allclose(got[key].numpy(), e, rtol=1e-4, atol=1e-4 * scale)
+
+
+@pytest.mark.parametrize("name", SEGMENTATION)
+def test_segmentation_weights_metadata(name):
+    from torchvision.models import get_model_weights
+
+    ours, theirs = models.get_model_weights(name), get_model_weights(name)
+    assert ours.__name__ == theirs.__name__
+    assert [w.name for w in ours] == [w.name for w in theirs]
+    for a, b in zip(ours, theirs):
+        assert a.url == b.url
+        assert a.meta == {k: v for k, v in b.meta.items() if k != "_docs"}
+        assert a.transforms().resize_size == b.transforms().resize_size
+        assert a.transforms().mean == list(b.transforms().mean)
+    assert sorted(models.list_models(module=models.segmentation)) == sorted(
+        tv_models.list_models(module=tv_models.segmentation))

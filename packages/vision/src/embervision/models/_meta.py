@@ -1,6 +1,6 @@
 """The 1,000 class names of ImageNet-1K, in the order of the class indices."""
 
-__all__ = ["IMAGENET_CATEGORIES"]
+__all__ = ["IMAGENET_CATEGORIES", "VOC_CATEGORIES"]
 
 IMAGENET_CATEGORIES = [
     'tench', 'goldfish', 'great white shark', 'tiger shark', 'hammerhead', 'electric ray',
@@ -155,4 +155,11 @@ IMAGENET_CATEGORIES = [
     'rapeseed', 'daisy', "yellow lady's slipper", 'corn', 'acorn', 'hip', 'buckeye',
     'coral fungus', 'agaric', 'gyromitra', 'stinkhorn', 'earthstar', 'hen-of-the-woods', 'bolete',
     'ear', 'toilet tissue',
+]
+
+# The 20 Pascal VOC classes and the background, in the order of the segmentation labels.
+VOC_CATEGORIES = [
+    "__background__", "aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat",
+    "chair", "cow", "diningtable", "dog", "horse", "motorbike", "person", "pottedplant", "sheep",
+    "sofa", "train", "tvmonitor",
 ]
