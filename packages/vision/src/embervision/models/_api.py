@@ -204,24 +204,25 @@ def weights_of(enum: type[WeightsEnum]):
 
 def classification_weights(stem: str, num_params: int, recipe: str, acc1: float, acc5: float,
                            ops: float, file_size: float, min_size=(1, 1), categories="imagenet",
-                           **preset) -> Weights:
+                           license: str | None = None, **preset) -> Weights:
     """ImageNet-1K classification weights at download.pytorch.org/models/<stem>.pth, with the
-    ImageClassification preset (``crop_size=224`` unless given)."""
+    ImageClassification preset (``crop_size=224`` unless given); ``license`` where the weights
+    have their own (SWAG)."""
     from functools import partial
 
     from embervision.models._meta import IMAGENET_CATEGORIES
     from embervision.transforms._presets import ImageClassification
 
     preset.setdefault("crop_size", 224)
-    return Weights(
-        url=f"https://download.pytorch.org/models/{stem}.pth",
-        transforms=partial(ImageClassification, **preset),
-        meta={"min_size": min_size,
-              "categories": IMAGENET_CATEGORIES if categories == "imagenet" else categories,
-              "num_params": num_params,
-              "recipe": recipe, "_metrics": {"ImageNet-1K": {"acc@1": acc1, "acc@5": acc5}},
-              "_ops": ops, "_file_size": file_size},
-    )
+    meta = {"min_size": min_size,
+            "categories": IMAGENET_CATEGORIES if categories == "imagenet" else categories,
+            "num_params": num_params,
+            "recipe": recipe, "_metrics": {"ImageNet-1K": {"acc@1": acc1, "acc@5": acc5}},
+            "_ops": ops, "_file_size": file_size}
+    if license is not None:
+        meta["license"] = license
+    return Weights(url=f"https://download.pytorch.org/models/{stem}.pth",
+                   transforms=partial(ImageClassification, **preset), meta=meta)
 
 
 def make_builder(name: str, enum, build, doc: str):

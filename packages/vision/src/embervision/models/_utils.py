@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+from ember import nn
+
 
 def make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
     """``v`` rounded to a multiple of ``divisor`` (at least ``min_value``), never more than
@@ -11,3 +15,38 @@ def make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
     if new_v < 0.9 * v:
         new_v += divisor
     return new_v
+
+
+class IntermediateLayerGetter(nn.ModuleDict):
+    """The children of ``model`` up to the last one named in ``return_layers``, run in order;
+    the forward returns an OrderedDict of the outputs of the named ones, under their new
+    names (``{"layer4": "out"}``). Only direct children can be returned.
+
+    Args:
+        model (nn.Module): the model.
+        return_layers (dict): child name -> output name.
+    """
+
+    _version = 2
+
+    def __init__(self, model: nn.Module, return_layers: dict[str, str]):
+        if not set(return_layers).issubset(name for name, _ in model.named_children()):
+            raise ValueError("return_layers are not present in model")
+        orig_return_layers = dict(return_layers)
+        wanted = {str(k): str(v) for k, v in return_layers.items()}
+        layers = OrderedDict()
+        for name, module in model.named_children():
+            layers[name] = module
+            wanted.pop(name, None)
+            if not wanted:
+                break
+        super().__init__(layers)
+        self.return_layers = orig_return_layers
+
+    def forward(self, x):
+        out = OrderedDict()
+        for name, module in self.items():
+            x = module(x)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = x
+        return out

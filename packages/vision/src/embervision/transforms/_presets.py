@@ -7,7 +7,7 @@ from ember import nn
 from embervision.transforms import functional as F
 from embervision.transforms._utils import InterpolationMode, interpolation_mode
 
-__all__ = ["ImageClassification"]
+__all__ = ["ImageClassification", "SemanticSegmentation"]
 
 
 class ImageClassification(nn.Module):
@@ -46,3 +46,39 @@ class ImageClassification(nn.Module):
     def extra_repr(self) -> str:
         return (f"crop_size={self.crop_size}, resize_size={self.resize_size}, mean={self.mean}, "
                 f"std={self.std}, interpolation={self.interpolation}")
+
+
+class SemanticSegmentation(nn.Module):
+    """Resize (the smaller edge), scale to ``[0, 1]`` and normalize: the evaluation
+    preprocessing of the segmentation weights.
+
+    Args:
+        resize_size (int, optional): the smaller edge after resizing; None keeps the size.
+        mean (tuple): Default: ImageNet's ``(0.485, 0.456, 0.406)``.
+        std (tuple): Default: ImageNet's ``(0.229, 0.224, 0.225)``.
+        interpolation (InterpolationMode): Default: ``BILINEAR``.
+        antialias (bool): Default: True.
+    """
+
+    def __init__(self, *, resize_size: int | None, mean=(0.485, 0.456, 0.406),
+                 std=(0.229, 0.224, 0.225), interpolation=InterpolationMode.BILINEAR,
+                 antialias=True):
+        super().__init__()
+        self.resize_size = [resize_size] if resize_size is not None else None
+        self.mean = list(mean)
+        self.std = list(std)
+        self.interpolation = interpolation_mode(interpolation)
+        self.antialias = antialias
+
+    def forward(self, img):
+        if self.resize_size is not None:
+            img = F.resize(img, self.resize_size, interpolation=self.interpolation,
+                           antialias=self.antialias)
+        if not isinstance(img, ember.Tensor):
+            img = F.pil_to_tensor(img)
+        img = F.convert_image_dtype(img, ember.float32)
+        return F.normalize(img, mean=self.mean, std=self.std)
+
+    def extra_repr(self) -> str:
+        return (f"resize_size={self.resize_size}, mean={self.mean}, std={self.std}, "
+                f"interpolation={self.interpolation}")
