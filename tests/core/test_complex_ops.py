@@ -279,3 +279,41 @@ def test_real_to_complex_cast_gradient_is_real():
         warnings.simplefilter("error")
         y.abs().sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [np.sqrt(5), np.sqrt(10)])
+
+
+# ---------------------------------------------------------------------------
+# operators with operands of other types
+
+class _Reflected:
+    def __radd__(self, other):
+        return "radd"
+
+    def __rsub__(self, other):
+        return "rsub"
+
+    def __rmul__(self, other):
+        return "rmul"
+
+    def __rtruediv__(self, other):
+        return "rtruediv"
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+
+def test_operators_return_notimplemented_for_other_types():
+    """As PyTorch's: ``tensor + obj`` reaches ``obj.__radd__``; unknown types raise
+    Python's TypeError; the methods (``t.add(obj)``) still raise their own TypeError."""
+    import operator
+
+    t, o = ember.ones(2), _Reflected()
+    assert [f(t, o) for f in (operator.add, operator.sub, operator.mul, operator.truediv,
+                              operator.matmul)] == ["radd", "rsub", "rmul", "rtruediv",
+                                                    "rmatmul"]
+    for bad in ([1, 2], "a", None):
+        with pytest.raises(TypeError, match="unsupported operand"):
+            t + bad
+    with pytest.raises(TypeError, match="add"):
+        t.add(o)
+    assert (t + np.ones(2)).tolist() == [2.0, 2.0]
+    assert (t * True).tolist() == [1.0, 1.0] and (2j * t).dtype == ember.complex64

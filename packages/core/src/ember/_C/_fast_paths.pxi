@@ -15,12 +15,26 @@ cdef list _op_classes = [None, None, None, None]   # Add, Sub, Mul, Div Node cla
 cdef list _op_functions = [None, None, None, None]  # ember.add, sub, mul, div (general path)
 
 
+# the operand types + - * / take; for any other type the operators return NotImplemented
+# (Python then tries the other operand's reflected method, as with PyTorch's tensors)
+cdef tuple _operator_types = (TensorBase, int, float, bool, complex, _np.ndarray, _np.generic)
+
+
 def set_binary_ops(add, sub, mul, div):
     """Register (Node class, Python function) for each of + - * /."""
     cdef int i
     for i, pair in enumerate((add, sub, mul, div)):
         _op_classes[i] = pair[0]
         _op_functions[i] = pair[1]
+
+
+cdef object dunder_op(TensorBase self, object other, int op, bint reflected):
+    """``self <op> other`` for the operators: the fast path, else NotImplemented for an
+    operand type the ops do not take, else the general path."""
+    if (isinstance(other, TensorBase) or type(other) is float or type(other) is int
+            or isinstance(other, _operator_types)):
+        return binary_op(self, other, op, reflected)
+    return NotImplemented
 
 
 cdef inline bint kind_ok(char kind, int op, bint scalar_is_float):

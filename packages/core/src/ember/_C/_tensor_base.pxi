@@ -113,28 +113,28 @@ cdef class TensorBase:
     # one dtype, or an array and a Python number that cannot change its dtype); every
     # other case goes to the Python op functions registered with set_binary_ops.
     def __add__(self, other):
-        return binary_op(self, other, OP_ADD, False)
+        return dunder_op(self, other, OP_ADD, False)
 
     def __radd__(self, other):
-        return binary_op(self, other, OP_ADD, True)
+        return dunder_op(self, other, OP_ADD, True)
 
     def __sub__(self, other):
-        return binary_op(self, other, OP_SUB, False)
+        return dunder_op(self, other, OP_SUB, False)
 
     def __rsub__(self, other):
-        return binary_op(self, other, OP_SUB, True)
+        return dunder_op(self, other, OP_SUB, True)
 
     def __mul__(self, other):
-        return binary_op(self, other, OP_MUL, False)
+        return dunder_op(self, other, OP_MUL, False)
 
     def __rmul__(self, other):
-        return binary_op(self, other, OP_MUL, True)
+        return dunder_op(self, other, OP_MUL, True)
 
     def __truediv__(self, other):
-        return binary_op(self, other, OP_DIV, False)
+        return dunder_op(self, other, OP_DIV, False)
 
     def __rtruediv__(self, other):
-        return binary_op(self, other, OP_DIV, True)
+        return dunder_op(self, other, OP_DIV, True)
 
     def add(self, other, *, alpha=1, out=None):
         if type(alpha) is int and alpha == 1 and out is None:

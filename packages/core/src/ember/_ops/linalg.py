@@ -16,6 +16,7 @@ import numpy as np
 
 from ember._C._core import Node, apply_inplace
 from ember._ops._einsum import einsum
+from ember._ops._operands import forward_op, reflected_op
 from ember._ops._util import (
     TensorBase,
     apply,
@@ -718,14 +719,11 @@ def trace(input):
     return apply(Trace, input)
 
 
-def _rmatmul(self, other):
-    return matmul(other, self)
-
-
 METHODS = {
     "matmul": matmul, "mm": mm, "bmm": bmm, "mv": mv, "dot": dot, "vdot": vdot,
     "inner": inner, "outer": outer, "ger": outer, "addmm": addmm, "addmm_": _addmm_,
     "addmv": addmv, "addmv_": _addmv_, "addr": addr, "addr_": _addr_, "addbmm": addbmm,
     "addbmm_": _addbmm_, "baddbmm": baddbmm, "baddbmm_": _baddbmm_, "kron": kron,
-    "cross": cross, "trace": trace, "__matmul__": matmul, "__rmatmul__": _rmatmul,
+    "cross": cross, "trace": trace, "__matmul__": forward_op(matmul),
+    "__rmatmul__": reflected_op(matmul),
 }
