@@ -591,6 +591,20 @@ def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
     return all_gather_into_tensor(output_tensor, input_tensor, group, async_op)
 
 
+def _check_root_list(pg, root, tensors, name, role) -> None:
+    """gather's and scatter's rule: the list (one tensor per rank) is given on the
+    ``role`` rank (destination/source) and on no other."""
+    if pg.rank() == root:
+        if not tensors:
+            raise ValueError(f"Argument ``{name}_list`` must be specified on {role} rank.")
+        if len(tensors) != pg.size():
+            raise ValueError(f"{name}: {name}_list has {len(tensors)} tensors, but the group "
+                             f"has {pg.size()} ranks")
+    elif tensors:
+        raise ValueError(f"Argument ``{name}_list`` must NOT be specified on non-{role} "
+                         "ranks.")
+
+
 def gather(tensor, gather_list=None, dst: int | None = None, group=None,
            async_op: bool = False, group_dst: int | None = None):
     """Gather ``tensor`` of every rank into ``gather_list`` on rank ``dst``.
@@ -616,16 +630,8 @@ def gather(tensor, gather_list=None, dst: int | None = None, group=None,
         dst = 0
     pg = _resolve(group)
     root = _group_rank(pg, dst, group_dst, "destination")
-    me, n = pg.rank(), pg.size()
-    if me == root:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        if len(gather_list) != n:
-            raise ValueError(f"gather: gather_list has {len(gather_list)} tensors, but the "
-                             f"group has {n} ranks")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
+    me = pg.rank()
+    _check_root_list(pg, root, gather_list, "gather", "destination")
     MPI = _start(pg, "gather", tensor, sizes=False)
     send = _input_bytes(tensor)
     if me == root:
@@ -669,15 +675,8 @@ def scatter(tensor, scatter_list=None, src: int | None = None, group=None,
         src = 0
     pg = _resolve(group)
     root = _group_rank(pg, src, group_src, "source")
-    me, n = pg.rank(), pg.size()
-    if me == root:
-        if not scatter_list:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        if len(scatter_list) != n:
-            raise ValueError(f"scatter: scatter_list has {len(scatter_list)} tensors, but the "
-                             f"group has {n} ranks")
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    me = pg.rank()
+    _check_root_list(pg, root, scatter_list, "scatter", "source")
     MPI = _start(pg, "scatter", tensor, sizes=False)
     buf, _ = _buffer(tensor)
     if me == root:
