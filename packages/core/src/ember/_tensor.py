@@ -51,6 +51,15 @@ def _rebuild_tensor(array, requires_grad):
     return _core.make_tensor_from_array(array, requires_grad)
 
 
+def _cast(self, dtype):
+    """``self.to(dtype)`` for the dtype methods (``float()``, ``long()`` ...): ``self`` itself
+    when it already has that dtype, without parsing ``to``'s arguments. Their
+    ``memory_format`` changes nothing: ember's tensors are row-major."""
+    if self.dtype is dtype:
+        return self
+    return self.to(dtype)
+
+
 class Tensor(_core.TensorBase):
     """A multi-dimensional array with autograd, ``torch.Tensor``'s counterpart.
 
@@ -386,13 +395,13 @@ class Tensor(_core.TensorBase):
         return self.to(device or "cuda")
 
     def float(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.float32)
+        return _cast(self, _dtype.float32)
 
     def double(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.float64)
+        return _cast(self, _dtype.float64)
 
     def half(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.float16)
+        return _cast(self, _dtype.float16)
 
     def chalf(self, memory_format=None) -> Tensor:
         """``self.to(torch.complex32)`` in PyTorch. ember has no complex32 (NumPy has no
@@ -401,28 +410,28 @@ class Tensor(_core.TensorBase):
                         "type); use .cfloat() for complex64")
 
     def long(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.int64)
+        return _cast(self, _dtype.int64)
 
     def int(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.int32)
+        return _cast(self, _dtype.int32)
 
     def short(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.int16)
+        return _cast(self, _dtype.int16)
 
     def char(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.int8)
+        return _cast(self, _dtype.int8)
 
     def byte(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.uint8)
+        return _cast(self, _dtype.uint8)
 
     def bool(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.bool)
+        return _cast(self, _dtype.bool)
 
     def cfloat(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.complex64)
+        return _cast(self, _dtype.complex64)
 
     def cdouble(self, memory_format=None) -> Tensor:
-        return self.to(memory_format=memory_format, dtype=_dtype.complex128)
+        return _cast(self, _dtype.complex128)
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
