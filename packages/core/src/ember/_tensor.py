@@ -327,6 +327,9 @@ class Tensor(_core.TensorBase):
     # -- autograd -----------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+        if (create_graph is False and inputs is None
+                and _core.backward_one(self, gradient, bool(retain_graph))):
+            return
         from ember.autograd import backward
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)

@@ -17,7 +17,8 @@ declared (``saves_inputs``, ``saves_output``) and saved as version-checked tenso
 or kept as plain attributes set in forward.
 
 The module is one compiled extension written in several files, included below in order:
-_dispatch.pxi, _tensor_base.pxi, _fast_paths.pxi, _graph.pxi, _apply.pxi, _engine.pxi.
+_dispatch.pxi, _tensor_base.pxi, _fast_paths.pxi, _graph.pxi, _fast_backward.pxi, _apply.pxi,
+_engine.pxi.
 """
 
 import re as _re
@@ -174,6 +175,8 @@ include "_tensor_base.pxi"
 include "_fast_paths.pxi"
 
 include "_graph.pxi"
+
+include "_fast_backward.pxi"
 
 include "_apply.pxi"
 

@@ -244,8 +244,7 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
     cdef tuple nexts, nrs
     # Backward formulas may meet singular points (0 * inf, x / 0): like PyTorch, they
     # produce inf/nan silently (anomaly mode is the tool that reports them).
-    errstate = _np.errstate(all="ignore")
-    errstate.__enter__()
+    fp_token = PyContextVar_Set(_fp_state, _fp_quiet) if _fp_state is not None else None
     try:
         while ready:
             node = ready.pop()
@@ -298,7 +297,11 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     finally:
                         _listener.exit(token)
                 else:
-                    in_grads = node.call_backward(grads)
+                    in_grads = None
+                    if node._fast != FAST_NONE and not create_graph:
+                        in_grads = compiled_backward(node, grads)
+                    if in_grads is None:
+                        in_grads = node.call_backward(grads)
             else:
                 in_grads = (None,) * len(nexts)
             if node._hooks:
@@ -334,7 +337,8 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
     finally:
         tasks.pop()
         set_grad_enabled_flag(prev_mode)
-        errstate.__exit__(None, None, None)
+        if fp_token is not None:
+            PyContextVar_Reset(_fp_state, fp_token)
 
     if results is not None:
         for i in range(len(results)):
@@ -344,6 +348,25 @@ def run_backward(tuple roots, tuple root_grads, bint keep_graph, bint create_gra
                     "graph. Set allow_unused=True if this is the desired behavior.")
         return tuple(results)
     return None
+
+
+def backward_one(TensorBase t, object gradient, bint keep_graph):
+    """``t.backward(gradient, retain_graph=keep_graph)`` without create_graph and inputs, the
+    common call, checked as ``ember.autograd.backward`` checks it; False where that function
+    must take the call (a gradient of another shape or type, a device array to make)."""
+    cdef object data = t._data
+    if not (t._requires_grad or t._grad_fn is not None):
+        raise RuntimeError(
+            "element 0 of tensors does not require grad and does not have a grad_fn")
+    if gradient is None:
+        if type(data) is not _ndarray or data.size != 1 or data.dtype.kind != "f":
+            return False
+        gradient = wrap(_np.ones_like(data))
+    elif (not isinstance(gradient, TensorBase)
+          or (<TensorBase>gradient)._data.shape != data.shape):
+        return False
+    run_backward((t,), (gradient,), keep_graph, False, None, False, True)
+    return True
 
 
 cdef bint leads_to_needed(Node node, set needed):

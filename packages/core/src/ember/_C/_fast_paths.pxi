@@ -10,6 +10,12 @@ cdef enum:
     OP_MUL = 2
     OP_DIV = 3
 
+# Node._fast: which compiled backward formula applies (NOTE [ Compiled backward formulas ])
+cdef enum:
+    FAST_NONE = 0
+    FAST_ADD = 1       # FAST_ADD + OP_ADD/OP_SUB/OP_MUL/OP_DIV
+    FAST_UNARY = 16    # FAST_UNARY + the op's index in UNARY_FAST_PATH
+
 cdef object _ufuncs = (_np.add, _np.subtract, _np.multiply, _np.true_divide)
 cdef list _op_classes = [None, None, None, None]   # Add, Sub, Mul, Div Node classes
 cdef list _op_functions = [None, None, None, None]  # ember.add, sub, mul, div (general path)
@@ -139,11 +145,15 @@ cdef object fast_binary_impl(TensorBase self, object other, object x, object y, 
                 return wrap(_ufuncs[op](y, x) if reflected else _ufuncs[op](x, y))
             return wrap(quiet_call2(_ufuncs[op], y, x) if reflected
                         else quiet_call2(_ufuncs[op], x, y))
+        # the node's forward, in one ufunc call (Add.forward and Sub.forward keep alpha)
         node = Node.__new__(_op_classes[op])
-        if reflected:
-            out = node.forward(y, x)
+        if op == OP_DIV:
+            out = quiet_call2(_ufuncs[op], y, x) if reflected else quiet_call2(_ufuncs[op], x, y)
         else:
-            out = node.forward(x, y)
+            out = _ufuncs[op](y, x) if reflected else _ufuncs[op](x, y)
+            if op != OP_MUL:
+                node.alpha = 1
+        node._fast = FAST_ADD + op
     except (ValueError, OverflowError):
         # shapes that do not broadcast, or a number out of the dtype's range: the
         # general path gives PyTorch's error or wraps the number as PyTorch does
@@ -162,6 +172,7 @@ cdef class UnaryEntry:
     cdef object ufunc      # a NumPy ufunc computing the op in one call, or None
     cdef bytes kinds       # dtype kinds taken by the fast path
     cdef bint quiet        # silence NumPy's floating-point warnings, as the op's forward does
+    cdef int index         # the op's index in UNARY_FAST_PATH
 
 
 def set_unary_ops(dict ops):
@@ -173,6 +184,7 @@ def set_unary_ops(dict ops):
         cls, fn, ufunc, kinds, quiet = ops[name]
         e = UnaryEntry.__new__(UnaryEntry)
         e.cls, e.function, e.ufunc, e.kinds, e.quiet = cls, fn, ufunc, kinds.encode(), quiet
+        e.index = i
         _unary[i] = e
 
 
@@ -203,6 +215,9 @@ cdef object fast_unary(TensorBase self, UnaryEntry e, object x):
             return wrap(quiet_call1(e.ufunc, x) if e.quiet else e.ufunc(x))
         return wrap(Node.__new__(e.cls).forward(x))
     node = Node.__new__(e.cls)
+    node._fast = FAST_UNARY + e.index
+    if e.ufunc is not None:  # the node's forward, in one call
+        return record(node, (self,), quiet_call1(e.ufunc, x) if e.quiet else e.ufunc(x))
     return record(node, (self,), node.forward(x))
 
 

@@ -241,6 +241,7 @@ cdef class Node:
     cdef public bint _released
     cdef public bint materialize_grads
     cdef public unsigned long long _tensor_args  # bit i set: forward argument i was a Tensor
+    cdef int _fast                     # a FAST_* code: the compiled backward applies (_engine.pxi)
     cdef object _metadata              # Node.metadata, made on first use
     cdef dict __dict__
     cdef object __weakref__
@@ -349,6 +350,10 @@ cdef class Node:
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of gradients "
                 f"(expected {n}, got {len(res)})")
+        return self.summed_to_inputs(res)
+
+    cdef tuple summed_to_inputs(self, tuple res):
+        """``res`` with the gradient of each broadcast argument summed back to its shape."""
         if self._in_shapes is not None:
             res = tuple(
                 _sum_to(g, shape) if g is not None and shape is not None

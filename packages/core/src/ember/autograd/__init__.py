@@ -69,13 +69,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         grad_tensors = (None,) * len(tensors)
     else:
         grad_tensors = _as_tuple(grad_tensors)
-        if len(grad_tensors) != len(tensors):
-            raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
     for t in tensors:
         if not t.requires_grad:
             raise RuntimeError(
                 "element 0 of tensors does not require grad and does not have a grad_fn")
-    grads = _make_grads(tensors, grad_tensors)
+    grads = _make_grads(tensors, grad_tensors)  # as PyTorch: the values' types first
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
     if retain_graph is None:
         retain_graph = create_graph
     from ember.autograd.graph import GradientEdge
