@@ -162,6 +162,60 @@ cdef object fast_binary_impl(TensorBase self, object other, object x, object y, 
     return record(node, (other, self) if reflected else (self, other), out)
 
 
+cdef extern from "<math.h>" nogil:
+    float c_expf "expf"(float)
+    double c_exp "exp"(double)
+
+
+cdef Py_ssize_t _SIGMOID_LOOP_MAX = 16384  # above: NumPy's vectorized exp, four passes
+
+
+def sigmoid_array(x):
+    """``1 / (1 + exp(-x))`` of a float16/32/64 NumPy array (PyTorch's formula; exp
+    overflowing to inf gives 0, the limit, silently): the CPU kernel "sigmoid". Small arrays
+    take one compiled pass, large ones NumPy's vectorized exp in place. The result is
+    C-contiguous."""
+    cdef cnp.ndarray src = x
+    if not cnp.PyArray_IS_C_CONTIGUOUS(src):
+        src = src.copy()  # C order; ascontiguousarray would make a 0-d array 1-d
+    cdef Py_ssize_t n = src.size, i
+    cdef float* s32
+    cdef float* o32
+    cdef double* s64
+    cdef double* o64
+    cdef float one = 1.0
+    cdef cnp.ndarray out
+    if src.dtype == _np.float16:  # computed in float32, as PyTorch does
+        return sigmoid_array(src.astype(_np.float32)).astype(_np.float16)
+    if src.dtype != _np.float32 and src.dtype != _np.float64:
+        raise TypeError(f"sigmoid_array: float16, float32 or float64 arrays, got {src.dtype}")
+    if n > _SIGMOID_LOOP_MAX:
+        out = _np.negative(src)
+        token = PyContextVar_Set(_fp_state, _fp_quiet) if _fp_state is not None else None
+        try:
+            _np.exp(out, out=out)
+        finally:
+            if token is not None:
+                PyContextVar_Reset(_fp_state, token)
+        _np.add(out, 1, out=out)
+        _np.true_divide(1, out, out=out)
+        return out
+    out = _np.empty_like(src)
+    if src.dtype == _np.float32:
+        s32 = <float*>cnp.PyArray_DATA(src)
+        o32 = <float*>cnp.PyArray_DATA(out)
+        with nogil:
+            for i in range(n):
+                o32[i] = one / (one + c_expf(-s32[i]))
+    else:
+        s64 = <double*>cnp.PyArray_DATA(src)
+        o64 = <double*>cnp.PyArray_DATA(out)
+        with nogil:
+            for i in range(n):
+                o64[i] = 1.0 / (1.0 + c_exp(-s64[i]))
+    return out
+
+
 UNARY_FAST_PATH = ("exp", "log", "tanh", "sigmoid", "neg", "relu", "sqrt", "abs", "sin", "cos")
 cdef list _unary = [None] * len(UNARY_FAST_PATH)
 

@@ -73,6 +73,17 @@ def workspace(shape, dtype, slot=0):
     return buf[:nbytes].view(dtype).reshape(shape)
 
 
+# -- elementwise (ember._C._core, loaded with ember) ------------------------------------------
+
+def _sigmoid(x):
+    from ember._C import _core
+
+    return _core.sigmoid_array(x)
+
+
+_cpu("sigmoid", _sigmoid, dtypes=(np.float16,) + FLOATS)
+
+
 # -- convolution and pooling (ember._C._conv) -----------------------------------------------
 # Signatures are those of ember.nn._functional._kernels, which documents each kernel.
 

@@ -23,6 +23,8 @@ import math
 import numpy as np
 
 from ember import _dtype
+from ember._backend import backend_of, register_kernel
+from ember._C import _core
 from ember._C._core import Node, apply_inplace
 from ember._ops import _special
 from ember._ops._operands import cast_error, quiet, to_float
@@ -159,11 +161,15 @@ def _special_fn(kernel):
 
 
 def _sigmoid_fw(xp, x):
-    if x.dtype.kind == "c":
-        with np.errstate(all="ignore"):
-            return 1 / (1 + xp.exp(-x))
-    # stable for large |x| in both directions
-    return xp.exp(-xp.logaddexp(0, -x)).astype(x.dtype, copy=False)
+    """``1 / (1 + exp(-x))``, PyTorch's formula (exp overflowing to inf gives 0, the
+    limit), through the device's "sigmoid" kernel."""
+    return backend_of(x).kernel("sigmoid", x)(x)
+
+
+@register_kernel("sigmoid", "any")
+def _sigmoid_any(x):
+    with np.errstate(all="ignore"):
+        return 1 / (1 + xp_of(x).exp(-x))
 
 
 def _frac_fw(xp, x):
@@ -654,7 +660,7 @@ METHODS.update({
 # same node, so it cannot disagree with the op.
 for _fn, _ufunc, _kinds, _quiet in (
         (exp, np.exp, "fc", True), (log, np.log, "fc", True), (tanh, np.tanh, "fc", False),
-        (sigmoid, None, "fc", False), (neg, np.negative, "fciu", False),
+        (sigmoid, _core.sigmoid_array, "f", False), (neg, np.negative, "fciu", False),
         (relu, None, "fiu", False), (sqrt, np.sqrt, "fc", True),
         (abs, np.absolute, "fiu", False), (sin, np.sin, "fc", True), (cos, np.cos, "fc", True)):
     _fn.op.fast_path = (_ufunc, _kinds, _quiet)
