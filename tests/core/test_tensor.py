@@ -214,6 +214,40 @@ def test_pickle_keeps_requires_grad_of_leaves():
     assert y.tolist() == [1.0, 2.0]
 
 
+class _Tagged(ember.Tensor):
+    pass
+
+
+class _Restored(ember.Tensor):
+    def __setstate__(self, state):
+        self.__dict__["restored_from"] = state
+
+
+class _TaggedParameter(ember.nn.Parameter):
+    pass
+
+
+def test_pickle_and_copy_keep_subclass_and_attributes():
+    # as PyTorch: the class of a subclass and the tensor's __dict__ survive pickle and copy
+    t = ember.arange(3.0).as_subclass(_Tagged)
+    t.tag = "boxes"
+    for u in (pickle.loads(pickle.dumps(t)), copy.copy(t)):
+        assert type(u) is _Tagged and u.tag == "boxes" and u.tolist() == [0.0, 1.0, 2.0]
+    plain = ember.ones(2)
+    plain.note = 1
+    assert pickle.loads(pickle.dumps(plain)).note == 1
+    r = ember.ones(1).as_subclass(_Restored)
+    r.k = 2
+    assert pickle.loads(pickle.dumps(r)).restored_from == {"k": 2}  # the class's __setstate__
+    p = ember.nn.Parameter(ember.ones(2))
+    p.shard = 0
+    q = pickle.loads(pickle.dumps(p))
+    assert type(q) is ember.nn.Parameter and q.shard == 0 and q.requires_grad
+    assert type(pickle.loads(pickle.dumps(_TaggedParameter(ember.ones(2))))) is _TaggedParameter
+    # the common case pickles as before: no class and no state
+    assert len(pickle.loads(pickle.dumps(ember.ones(2))).__dict__) == 0
+
+
 def test_deepcopy():
     x = ember.ones(2, requires_grad=True)
     x.grad = ember.full((2,), 3.0)

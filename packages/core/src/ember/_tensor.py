@@ -47,8 +47,34 @@ _TYPE_NAMES = {
 }
 
 
-def _rebuild_tensor(array, requires_grad):
-    return _core.make_tensor_from_array(array, requires_grad)
+def _rebuild_tensor(array, requires_grad, cls=None, state=None):
+    """Unpickle a tensor (``Tensor.__reduce_ex__``): of class ``cls`` (a subclass) and with
+    ``state`` (its ``__dict__``) where given."""
+    t = _core.make_tensor_from_array(array, requires_grad)
+    if cls is not None:
+        t.__class__ = cls
+    if state:
+        _set_state(t, state)
+    return t
+
+
+def _pickled_class_and_state(t, base):
+    """The ``(cls, state)`` arguments that a pickled ``t`` adds for its rebuild function: its
+    class where it is a subclass of ``base``, its ``__dict__`` where not empty; none in the
+    common case, so those pickles stay as they were."""
+    cls = type(t) if type(t) is not base else None
+    state = dict(t.__dict__) or None
+    return (cls, state) if cls is not None or state else ()
+
+
+def _set_state(t, state):
+    """Give ``t`` the pickled ``state`` of its ``__dict__``, through the class's own
+    ``__setstate__`` where it has one (as PyTorch does)."""
+    setstate = getattr(type(t), "__setstate__", None)
+    if setstate is not None and setstate is not getattr(_core.TensorBase, "__setstate__", None):
+        setstate(t, state)
+    else:
+        t.__dict__.update(state)
 
 
 def _cast(self, dtype):
@@ -295,8 +321,11 @@ class Tensor(_core.TensorBase):
         return id(self)
 
     def __reduce_ex__(self, protocol):
+        # a subclass (an embervision TVTensor, a user's class) and attributes set on the
+        # tensor survive pickling and copy.copy, as in PyTorch
         return (_rebuild_tensor, (backend_of(self._data).to_numpy(self._data).copy(),
-                                  bool(self.requires_grad and self.is_leaf)))
+                                  bool(self.requires_grad and self.is_leaf))
+                + _pickled_class_and_state(self, Tensor))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from ember._C import _core
-from ember._tensor import Tensor
+from ember._tensor import Tensor, _pickled_class_and_state, _set_state
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
-def _rebuild_parameter(array, requires_grad):
-    return Parameter(_core.make_tensor_from_array(array), requires_grad)
+def _rebuild_parameter(array, requires_grad, cls=None, state=None):
+    """Unpickle a parameter: of class ``cls`` (a subclass of Parameter) and with ``state``
+    (its ``__dict__``) where given."""
+    p = Parameter(_core.make_tensor_from_array(array), requires_grad)
+    if cls is not None:
+        p.__class__ = cls
+    if state:
+        _set_state(p, state)
+    return p
 
 
 class Parameter(Tensor):
@@ -39,8 +46,9 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol):
         from ember._backend import backend_of
 
-        return (_rebuild_parameter,
-                (backend_of(self._data).to_numpy(self._data).copy(), bool(self.requires_grad)))
+        return (_rebuild_parameter, (backend_of(self._data).to_numpy(self._data).copy(),
+                                     bool(self.requires_grad))
+                + _pickled_class_and_state(self, Parameter))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
