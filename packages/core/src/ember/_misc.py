@@ -54,8 +54,7 @@ def _layout_by_name(name):
 
 class memory_format:
     """How a tensor's dims are ordered in memory (``ember.contiguous_format``,
-    ``channels_last``...). ember's tensors are row-major; the formats are accepted where
-    PyTorch takes them."""
+    ``channels_last``...): NOTE [ Memory formats ] in ``ember._ops._memory_format``."""
 
     __slots__ = ("name",)
 

@@ -80,7 +80,7 @@ def _set_state(t, state):
 def _cast(self, dtype):
     """``self.to(dtype)`` for the dtype methods (``float()``, ``long()`` ...): ``self`` itself
     when it already has that dtype, without parsing ``to``'s arguments. Their
-    ``memory_format`` changes nothing: ember's tensors are row-major."""
+    ``memory_format`` is ``preserve_format``'s: the cast keeps the layout."""
     if self.dtype is dtype:
         return self
     return self.to(dtype)
@@ -200,7 +200,13 @@ class Tensor(_core.TensorBase):
         return _data_ptr(self._data)
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        """Whether the tensor is dense in ``memory_format``'s order (row-major by default;
+        NOTE [ Memory formats ])."""
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        from ember._ops._memory_format import check_format, is_contiguous_as
+
+        return is_contiguous_as(self._data, check_format(memory_format, "is_contiguous"))
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point  # bfloat16 and float8 (ml_dtypes) included

@@ -8,6 +8,8 @@ from ember import _dtype
 from ember._backend import backend_for_device, backend_of
 from ember._C._core import Node, apply_inplace
 from ember._device import device as _device_cls
+from ember._misc import contiguous_format, preserve_format
+from ember._ops._memory_format import check_format, copy_as, is_contiguous_as, suggested_format
 from ember._ops._operands import zeros as _zeros_like
 from ember._ops._util import TensorBase, apply, xp_of
 
@@ -101,22 +103,35 @@ class ToCopy(Node):
 
 class Clone(Node):
     def forward(self, x, memory_format=None):
-        return x.copy()
+        if memory_format is None:
+            return x.copy()
+        return copy_as(xp_of(x), x, memory_format)
 
     def backward(self, grad):
         return grad
 
 
 def clone(input, *, memory_format=None):
-    """A copy of ``input`` with its own memory; gradients flow back to ``input``."""
-    return apply(Clone, input)
+    """A copy of ``input`` with its own memory; gradients flow back to ``input``.
+    ``memory_format`` (default ``preserve_format``): the copy's layout (NOTE [ Memory
+    formats ])."""
+    fmt = check_format(memory_format or preserve_format, "clone")
+    if fmt is preserve_format:
+        fmt = suggested_format(input._data)
+    return apply(Clone, input) if fmt is contiguous_format else apply(Clone, input, fmt)
 
 
 def contiguous(input, memory_format=None):
-    """``input`` itself if it is C-contiguous, else a contiguous copy."""
-    if input._data.flags.c_contiguous:
+    """``input`` itself if it is contiguous in ``memory_format`` (row-major by default),
+    else a copy laid out so."""
+    if memory_format is None:
+        if input._data.flags.c_contiguous:
+            return input
+        return apply(Clone, input)
+    fmt = check_format(memory_format, "contiguous")
+    if is_contiguous_as(input._data, fmt):
         return input
-    return apply(Clone, input)
+    return apply(Clone, input, fmt)
 
 
 def _parse_to(args, kwargs):
@@ -124,7 +139,9 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
+    if fmt is not None:
+        fmt = check_format(fmt, "to")
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -138,7 +155,7 @@ def _parse_to(args, kwargs):
             copy = a if not args or a is not args[0] else copy
         elif a is not None:
             raise TypeError(f"to() received an invalid argument {a!r}")
-    return dtype, device, copy
+    return dtype, device, copy, fmt
 
 
 def to(input, *args, **kwargs):
@@ -146,11 +163,18 @@ def to(input, *args, **kwargs):
 
     The device keeps its index: ``to("cuda:1")`` from ``cuda:0`` copies device to device.
     """
-    dtype, device, copy = _parse_to(list(args), dict(kwargs))
+    dtype, device, copy, fmt = _parse_to(list(args), dict(kwargs))
     np_dtype = _dtype.to_numpy(dtype) if dtype is not None else None
     source = backend_of(input._data)
     target = backend_for_device(device) if device is not None else source
-    if target is source and (np_dtype is None or np_dtype == input._data.dtype) and not copy:
+    same = target is source and (np_dtype is None or np_dtype == input._data.dtype)
+    if fmt is not None and fmt is not preserve_format:
+        # as PyTorch: itself where its strides already read as that format, else a copy
+        if same and not copy and suggested_format(input._data) is fmt:
+            return input
+        out = input if same else apply(ToCopy, input, np_dtype, target, copy)
+        return apply(Clone, out, fmt)
+    if same and not copy:
         return input
     return apply(ToCopy, input, np_dtype, target, copy)
 

@@ -13,6 +13,8 @@ from ember import _dtype
 from ember._backend import backend_for_device, backend_of, cpu
 from ember._C._core import TensorBase, dispatched, make_tensor_from_array
 from ember._device import device as _device_cls
+from ember._misc import preserve_format
+from ember._ops._memory_format import check_format, relaid
 from ember._ops._util import (
     apply,
     c10_type_name,
@@ -391,8 +393,11 @@ def ones(*args, size=None, out=None, dtype=None, layout=None, device=None,
 @dispatched
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
-    """An uninitialized tensor with shape ``size``."""
-    return with_out(_filled("empty", size, 0, dtype, device, requires_grad), out)
+    """An uninitialized tensor with shape ``size`` (laid out in ``memory_format``)."""
+    t = _filled("empty", size, 0, dtype, device, requires_grad)
+    if memory_format is not None:
+        t = relaid(t, check_format(memory_format, "empty"))
+    return with_out(t, out)
 
 
 @dispatched
@@ -445,6 +450,14 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
                 requires_grad=requires_grad)
 
 
+def _like_format(t, input, memory_format):
+    """``t``, made like ``input``, in ``memory_format`` (default ``preserve_format``: a
+    channels-last ``input`` gives a channels-last ``t``; NOTE [ Memory formats ])."""
+    if memory_format is None and input._data.flags.c_contiguous:
+        return t
+    return relaid(t, check_format(memory_format or preserve_format, "empty_like"), input)
+
+
 def _like(input, dtype, device):
     return (dtype if dtype is not None else input.dtype,
             device if device is not None else input.device)
@@ -455,7 +468,8 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
                memory_format=None):
     """A tensor of zeros with the shape (and dtype and device, unless given) of ``input``."""
     dtype, device = _like(input, dtype, device)
-    return zeros(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    t = zeros(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_format(t, input, memory_format)
 
 
 @dispatched
@@ -463,7 +477,8 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
               memory_format=None):
     """A tensor of ones shaped like ``input``."""
     dtype, device = _like(input, dtype, device)
-    return ones(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    t = ones(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_format(t, input, memory_format)
 
 
 @dispatched
@@ -471,7 +486,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
                memory_format=None):
     """An uninitialized tensor shaped like ``input``."""
     dtype, device = _like(input, dtype, device)
-    return empty(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    t = empty(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_format(t, input, memory_format)
 
 
 @dispatched
@@ -480,8 +496,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None,
     """A tensor shaped like ``input`` filled with ``fill_value`` (``input``'s dtype
     unless ``dtype`` is given)."""
     dtype, device = _like(input, dtype, device)
-    return full(tuple(input.shape), fill_value, dtype=dtype, device=device,
-                requires_grad=requires_grad)
+    return _like_format(full(tuple(input.shape), fill_value, dtype=dtype, device=device,
+                             requires_grad=requires_grad), input, memory_format)
 
 
 # ---------------------------------------------------------------------------

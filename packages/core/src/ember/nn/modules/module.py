@@ -527,7 +527,7 @@ class Module:
         ``to(device, dtype)``, ``to(tensor)``; only floating-point tensors change dtype."""
         from ember._ops.conversion import _parse_to
 
-        dtype, device, _ = _parse_to(list(args), dict(kwargs))
+        dtype, device, _, fmt = _parse_to(list(args), dict(kwargs))
         if dtype is not None:
             from ember import _dtype
 
@@ -543,6 +543,8 @@ class Module:
                 kw["device"] = device
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 kw["dtype"] = dtype
+            if fmt is not None and t.dim() in (4, 5):  # as PyTorch: the conv weights
+                kw["memory_format"] = fmt
             return t.to(**kw) if kw else t
         return self._apply(convert)
 
