@@ -946,3 +946,23 @@ class TestFlatten:
     def test_repr(self):
         assert repr(nn.Flatten()) == "Flatten(start_dim=1, end_dim=-1)"
         assert repr(nn.Unflatten(1, [2, 3])) == "Unflatten(dim=1, unflattened_size=[2, 3])"
+
+
+def test_bfloat16_and_to_empty():
+    m = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+    w = m[0].weight
+    assert m.bfloat16() is m
+    assert m[0].weight is w and w.dtype is ember.bfloat16
+    assert m[1].running_mean.dtype is ember.bfloat16
+    assert m[1].num_batches_tracked.dtype is ember.int64  # integers keep their dtype
+    m = nn.Sequential(nn.Linear(2, 3))
+    before = m[0].weight.data_ptr()
+    assert m.to_empty(device="cpu") is m
+    # new (uninitialized) storage on the device, the same Parameter objects and shapes
+    assert m[0].weight.shape == (3, 2) and m[0].weight.data_ptr() != before
+    assert isinstance(m[0].weight, nn.Parameter) and m[0].weight.requires_grad
+    outer = nn.Sequential(nn.Linear(2, 2))
+    outer.register_buffer("scale", ember.ones(2))
+    inner_ptr = outer[0].weight.data_ptr()
+    outer.to_empty(device="cpu", recurse=False)  # only the module's own tensors
+    assert outer[0].weight.data_ptr() == inner_ptr

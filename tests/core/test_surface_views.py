@@ -231,6 +231,30 @@ def test_default_device_and_tensor_type():
             ember.set_default_dtype(ember.float32)
 
 
+def test_device_as_a_context_manager():
+    # ``with ember.device(...)``: the default device inside the block, the old one after
+    try:
+        ember.zeros(1, device="cuda")
+        error = None
+    except Exception as e:  # no GPU (or no CuPy) here
+        error = type(e)
+    with ember.device("cuda") as d:
+        assert d == ember.device("cuda")
+        with ember.device("cpu"):  # nested: the inner one wins, then the outer is back
+            assert ember.zeros(1).device.type == "cpu"
+            lin = ember.nn.Linear(2, 2)
+            assert lin.weight.device.type == "cpu"
+        if error is None:
+            assert ember.zeros(1).device.type == "cuda"
+        else:
+            with pytest.raises(error):
+                ember.zeros(1)
+    assert ember.get_default_device().type == "cpu" and ember.zeros(1).device.type == "cpu"
+    with pytest.raises(KeyError), ember.device("cuda"):
+        raise KeyError("inside the block")
+    assert ember.get_default_device().type == "cpu"  # restored after an exception too
+
+
 def test_constants():
     assert ember.pi == np.pi and ember.e == np.e and ember.inf == np.inf
     assert ember.ones(1).layout == ember.strided

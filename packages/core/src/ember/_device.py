@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 __all__ = ["device"]
 
 
@@ -60,6 +62,26 @@ class device:
 
     def __reduce__(self):
         return (device, (self.type, self.index))
+
+    # ``with ember.device("cuda"):`` makes the device the default of the tensors created
+    # inside the block without one (as ``set_default_device``), and restores the one
+    # before on leaving it, as PyTorch's device context does.
+    def __enter__(self):
+        from ember._ops.creation import DEFAULT_DEVICE
+
+        stack = _entered.__dict__.setdefault("stack", [])
+        stack.append(DEFAULT_DEVICE[0])
+        DEFAULT_DEVICE[0] = None if self.type == "cpu" else device(self)
+        return self
+
+    def __exit__(self, *exc):
+        from ember._ops.creation import DEFAULT_DEVICE
+
+        DEFAULT_DEVICE[0] = _entered.stack.pop()
+        return False
+
+
+_entered = threading.local()  # per thread: the default devices the entered blocks replaced
 
 
 CPU = device("cpu")

@@ -504,6 +504,10 @@ class Module:
         their identity (optimizers holding them stay valid)."""
         for module in self.children():
             module._apply(fn)
+        return self._apply_local(fn)
+
+    def _apply_local(self, fn: Callable[[Tensor], Tensor]) -> Module:
+        """``_apply`` on this module's own parameters and buffers only."""
         from ember.autograd.grad_mode import no_grad
 
         for param in self._parameters.values():
@@ -565,6 +569,19 @@ class Module:
 
     def half(self) -> Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self) -> Module:
+        """Cast the floating-point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Move the parameters and buffers to ``device`` without copying their values: they
+        are uninitialized there (initialize them or load a state dict next)."""
+        from ember._ops.creation import empty_like
+
+        if not recurse:
+            return self._apply_local(lambda t: empty_like(t, device=device))
+        return self._apply(lambda t: empty_like(t, device=device))
 
     def share_memory(self) -> Module:
         return self._apply(lambda t: t.share_memory_() if hasattr(t, "share_memory_") else t)
