@@ -29,8 +29,11 @@ from ember._ops._util import (
 
 
 def check_kernel(kernel: str, np_dtype, kinds: str) -> None:
-    """Raise ``not_implemented`` unless the dtype's kind is one of ``kinds`` ("biufc")."""
-    if np_dtype.kind not in kinds:
+    """Raise ``not_implemented`` unless the dtype's kind is one of ``kinds`` ("biufc");
+    bfloat16 (ml_dtypes, NumPy kind "V", its ufuncs computing through float32) counts as
+    "f"."""
+    kind = np_dtype.kind
+    if kind not in kinds and not (kind == "V" and "f" in kinds and np_dtype.name == "bfloat16"):
         raise not_implemented(kernel, np_dtype)
 
 

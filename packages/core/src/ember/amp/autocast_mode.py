@@ -27,9 +27,9 @@ from inside ember that bypasses the public function are not cast: ``nn.Multihead
 (its projections run in float32; PyTorch's return bfloat16 under CPU autocast) and the
 recurrent layers (ember's RNN/GRU/LSTM run in their parameters' dtype; measured with torch
 2.13 on this CPU: its RNN returns bfloat16, its GRU float32, its LSTM fails in oneDNN).
-Ops whose CPU kernels do not take bfloat16 yet (gelu, silu, dropout, softmax, log_softmax,
-layer_norm and batch_norm today) raise on an autocast op's bfloat16 output, as they do on
-any bfloat16 tensor.
+The activations, softmax, dropout and normalization ops take an autocast op's bfloat16
+output through float32 and round their result to bfloat16, as PyTorch's CPU kernels do
+(NOTE [ bfloat16 through float32 ] in ``ember.nn._functional._low_precision``).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from ember._ops._util import (
     wrap_dim,
     xp_of,
 )
+from ember.nn._functional._low_precision import computes_in_float32
 
 __all__ = [
     "threshold", "threshold_", "relu", "relu_", "hardtanh", "hardtanh_", "relu6", "elu",
@@ -163,6 +164,7 @@ def _check_threshold(input):
         raise not_implemented("threshold_cpu", input._data.dtype)
 
 
+@computes_in_float32
 def threshold(input, threshold, value, inplace=False):
     """``value`` where ``input <= threshold``, else ``input``.
 
@@ -269,6 +271,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@computes_in_float32
 def elu(input, alpha=1.0, inplace=False):
     """Exponential linear unit: ``input`` if positive, else ``alpha * (exp(input) - 1)``.
 
@@ -283,6 +286,7 @@ def elu_(input, alpha=1.0):
     return elu(input, alpha, inplace=True)
 
 
+@computes_in_float32
 def selu(input, inplace=False):
     """Scaled ELU, ``scale * elu(input, alpha)`` with the self-normalizing constants
     ``alpha = 1.6732...`` and ``scale = 1.0507...``.
@@ -298,6 +302,7 @@ def selu_(input):
     return selu(input, inplace=True)
 
 
+@computes_in_float32
 def celu(input, alpha=1.0, inplace=False):
     """Continuously differentiable ELU: ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
 
@@ -320,6 +325,7 @@ LeakyRelu = _node(
     lambda m, g, x, slope: m.where(x > 0, g, g * slope))
 
 
+@computes_in_float32
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``input`` if positive, else ``negative_slope * input``.
 
@@ -337,6 +343,7 @@ def leaky_relu_(input, negative_slope=0.01):
 # ---------------------------------------------------------------------------
 # prelu, rrelu
 
+@computes_in_float32
 def prelu(input, weight):
     """``input`` if positive, else ``weight * input``, with one learnable slope per
     channel (dim 1) or one for all.
@@ -382,6 +389,7 @@ class RRelu(Node):
         return wrap(g._data * self.noise)
 
 
+@computes_in_float32
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training a random slope from U(lower, upper) for every
     non-positive element, else the fixed slope ``(lower + upper) / 2``.
@@ -437,6 +445,7 @@ def _gelu_vjp(m, g, x, approximate):
 Gelu = _node("Gelu", _gelu_fn, _gelu_vjp)
 
 
+@computes_in_float32
 def gelu(input, approximate="none"):
     """Gaussian error linear unit ``x * Phi(x)``; with ``approximate='tanh'`` the tanh
     approximation ``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3)))``.
@@ -457,6 +466,7 @@ def _silu_vjp(m, g, x):
 Silu = _node("Silu", lambda m, x: x * m.sigmoid(x), _silu_vjp)
 
 
+@computes_in_float32
 def silu(input, inplace=False):
     """Sigmoid linear unit (swish), ``x * sigmoid(x)``.
 
@@ -487,6 +497,7 @@ def _mish_vjp(m, g, x):
 Mish = _node("Mish", lambda m, x: x * m.tanh(_softplus1(m, x)), _mish_vjp)
 
 
+@computes_in_float32
 def mish(input, inplace=False):
     """``x * tanh(softplus(x))``, elementwise.
 
@@ -510,6 +521,7 @@ def _softplus_vjp(m, g, x, beta, threshold):
 Softplus = _node("Softplus", _softplus_fn, _softplus_vjp)
 
 
+@computes_in_float32
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * x)) / beta``, and ``x`` where ``beta * x > threshold``.
 
@@ -525,6 +537,7 @@ LogSigmoid = _node(
     lambda m, g, x: g * m.sigmoid(-x))
 
 
+@computes_in_float32
 def logsigmoid(input):
     """``log(sigmoid(x))``, computed stably.
 
@@ -597,6 +610,7 @@ Hardswish = _node(
     _hardswish_vjp)
 
 
+@computes_in_float32
 def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6``, elementwise.
 
@@ -612,6 +626,7 @@ Hardsigmoid = _node(
     lambda m, g, x: m.where(m.logical_and(x > -3, x < 3), g / 6, 0))
 
 
+@computes_in_float32
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6``, elementwise.
 
@@ -627,6 +642,7 @@ Hardshrink = _node(
     lambda m, g, x, lambd: m.where(m.logical_and(x >= -lambd, x <= lambd), 0, g))
 
 
+@computes_in_float32
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0.
 
@@ -645,6 +661,7 @@ Softshrink = _node(
     lambda m, g, x, lambd: m.where(m.logical_and(x >= -lambd, x <= lambd), 0, g))
 
 
+@computes_in_float32
 def softshrink(input, lambd=0.5):
     """``x - lambd`` where ``x > lambd``, ``x + lambd`` where ``x < -lambd``, else 0.
 
@@ -662,6 +679,7 @@ def softshrink(input, lambd=0.5):
 # ---------------------------------------------------------------------------
 # glu
 
+@computes_in_float32
 def glu(input, dim=-1):
     """Gated linear unit: ``a * sigmoid(b)`` where ``a`` and ``b`` are the two halves of
     ``input`` along ``dim``.
@@ -761,6 +779,7 @@ def _softmax_input(fn, kernel, input, dim, dtype, stacklevel):
     return input, (d if ndim else None)
 
 
+@computes_in_float32
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``exp(x) / exp(x).sum(dim)``: along ``dim`` the values become probabilities.
 
@@ -777,6 +796,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     return apply(Softmax, x, d)
 
 
+@computes_in_float32
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``log(softmax(x))``, computed stably in one pass.
 
@@ -788,6 +808,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return apply(LogSoftmax, x, d)
 
 
+@computes_in_float32
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-input)``.
 
@@ -806,6 +827,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 # ---------------------------------------------------------------------------
 # normalize, one_hot
 
+@computes_in_float32
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input / max(||input||_p, eps)`` along ``dim``.
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ember._C._core import Node, apply_inplace, is_grad_enabled
 from ember._ops._util import TensorBase, apply, type_name, wrap, xp_of
+from ember.nn._functional._low_precision import computes_in_float32
 
 __all__ = ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
            "dropout3d"]
@@ -84,6 +85,7 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False, unbatche
     return apply(Dropout, input, noise, shift)
 
 
+@computes_in_float32
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the others by ``1 / (1 - p)``
     (when ``training``; otherwise return ``input``).
@@ -122,6 +124,7 @@ def _deprecated_dims(name, ndim, expected, spatial):
         f"batch dimension (i.e. {expected[0]}D or {expected[1]}D inputs).", stacklevel=3)
 
 
+@computes_in_float32
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a ``(N, C, L)`` or ``(C, L)`` input with probability ``p``.
 
@@ -138,6 +141,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _dropout_impl(input, p, training, inplace, feature=True, unbatched=ndim == 2)
 
 
+@computes_in_float32
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a ``(N, C, H, W)`` input with probability ``p``.
 
@@ -160,6 +164,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _dropout_impl(input, p, training, inplace, feature=True)
 
 
+@computes_in_float32
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with
     probability ``p``.

@@ -19,6 +19,7 @@ import numpy as np
 from ember._C._core import Node, is_grad_enabled
 from ember._ops._util import apply, not_implemented, wrap, xp_of
 from ember.nn._functional import _norm_kernels as K
+from ember.nn._functional._low_precision import computes_in_float32
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm"]
@@ -158,6 +159,7 @@ def _batch_norm_backward_graph(node, g, x, weight, need):
     return dx, dw, db
 
 
+@computes_in_float32(updated=("running_mean", "running_var"))
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Batch normalization of every channel (dim 1) over the batch and spatial dims.
@@ -219,6 +221,7 @@ def _verify_spatial_size(size) -> None:
             f"Expected more than 1 spatial element when training, got input size {size}")
 
 
+@computes_in_float32(updated=("running_mean", "running_var"))
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
     """Normalization of every channel of every sample over its spatial dims.
@@ -325,6 +328,7 @@ def _check_normalized(input, shape, weight, bias, star):
                            f"{expected}, but got input of size{_fmt(input.shape)}")
 
 
+@computes_in_float32
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalization over the last ``len(normalized_shape)`` dims of ``input``,
     then ``* weight + bias`` elementwise there.
@@ -400,6 +404,7 @@ def _group_norm_backward_graph(node, g, x, weight, need):
     return dx, dw, db
 
 
+@computes_in_float32
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Group normalization: the channels (dim 1) are split into ``num_groups`` groups,
     each normalized per sample over its channels and spatial dims; then the affine
@@ -431,6 +436,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 # ---------------------------------------------------------------------------
 # rms norm, local response norm (ember ops)
 
+@computes_in_float32
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """Root-mean-square normalization over the last ``len(normalized_shape)`` dims:
     ``x / sqrt(mean(x**2) + eps) * weight``; ``eps`` None is the dtype's machine epsilon.
