@@ -18,6 +18,7 @@ __all__ = [
     "Metaspace",
     "CharDelimiterSplit",
     "Split",
+    "FixedLength",
     "Sequence",
 ]
 
@@ -291,6 +292,22 @@ class CharDelimiterSplit(PreTokenizer):
         return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
 
 
+class FixedLength(PreTokenizer):
+    """Split into chunks of ``length`` characters (the last one shorter)."""
+
+    def __init__(self, length=5):
+        if not isinstance(length, int) or length < 1:
+            raise ValueError(f"length must be a positive integer, got {length!r}")
+        self.length = length
+
+    def pre_tokenize(self, piece):
+        n, size = len(piece.text), self.length
+        return [piece.slice(start, min(start + size, n)) for start in range(0, n, size)]
+
+    def to_dict(self):
+        return {"type": "FixedLength", "length": self.length}
+
+
 def _apply_behavior(parts, behavior):
     """Hugging Face's split behaviours on ``((start, end), is_match)`` parts: the spans of
     the words."""
@@ -422,6 +439,8 @@ def from_dict(data):
     if kind == "Metaspace":
         return Metaspace(data.get("replacement", "\u2581"), data.get("prepend_scheme", "always"),
                          data.get("split", True))
+    if kind == "FixedLength":
+        return FixedLength(data.get("length", 5))
     simple = {"BertPreTokenizer": BertPreTokenizer, "Whitespace": Whitespace,
               "WhitespaceSplit": WhitespaceSplit}
     if kind in simple:
