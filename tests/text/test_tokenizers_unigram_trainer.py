@@ -115,3 +115,20 @@ def test_bad_arguments(kwargs, error):
 def test_vocabulary_smaller_than_the_alphabet():
     with pytest.raises(ValueError, match="not large enough to contain all chars"):
         _tokenizer(vocab_size=20)
+
+
+def test_compiled_e_step_is_the_python_e_step():
+    # Unknown characters (pieces left out) and several-byte characters included: the same
+    # sums in the same order, so the same floats.
+    words = [(w, 1 + i % 4) for i, w in enumerate(
+        w for text in CORPUS for w in ("▁" + text).replace(" ", " ▁").split(" "))]
+    pieces = [("<UNK>", math.nan)] + training.seed_pieces(words, 16)
+    pieces = [p for p in pieces if "中" not in p[0] and "ö" not in p[0]]
+    compiled = training.e_step(pieces, words)
+    python = training.e_step_python(pieces, words)
+    assert compiled[0] == python[0]
+    assert compiled[1] == python[1]
+    with pytest.raises(ValueError, match="unknown token"):
+        training._kernels.UnigramKernel([("a", 1, -1.0)], -10.0, False).e_step(["a"], [1], 2, 0)
+    with pytest.raises(ValueError, match="out of range"):
+        training._kernels.UnigramKernel([("a", 5, -1.0)], -10.0, True).e_step(["a"], [1], 2, 0)

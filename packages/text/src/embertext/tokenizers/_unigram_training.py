@@ -204,8 +204,15 @@ def _marginals(nodes, n, freq, expected):
 
 
 def e_step(pieces, words):
-    """The expected count of each piece over ``words`` and the objective (the negative
-    log-likelihood per word)."""
+    """The objective (the negative log-likelihood per word) and the expected count of each
+    piece over ``words`` (compiled: ``_kernels.UnigramKernel.e_step``)."""
+    words = [(word, count) for word, count in words if word]
+    return _Lattice(pieces).kernel().e_step([w for w, _ in words], [c for _, c in words],
+                                            len(pieces), 0)
+
+
+def e_step_python(pieces, words):
+    """:func:`e_step` in Python: the reference the compiled E-step is tested against."""
     lattice = _Lattice(pieces)
     expected = [0.0] * len(pieces)
     total = sum(count for _, count in words)
