@@ -836,15 +836,36 @@ cdef class UnigramKernel:
         self.unk_score = unk_score
         self.has_unk = has_unk
 
+    cdef bint pieces_at(self, const uint32_t *s, Py_ssize_t n, Py_ssize_t start,
+                        vector[int32_t] &ends, vector[int32_t] &ids,
+                        vector[double] &scores) noexcept nogil:
+        """The pieces that start at ``start`` (shorter first) into ``ends``/``ids``/
+        ``scores``; true when one of them is a single character."""
+        cdef Py_ssize_t end, limit = min(n, start + self.max_length)
+        cdef string key
+        cdef unordered_map[string, PieceEntry].iterator it
+        cdef bint single = False
+        ends.clear()
+        ids.clear()
+        scores.clear()
+        for end in range(start + 1, limit + 1):
+            _utf8(s[end - 1], key)
+            it = self.pieces.find(key)
+            if it == self.pieces.end():
+                continue
+            ends.push_back(end)
+            ids.push_back(deref(it).second.id)
+            scores.push_back(deref(it).second.score)
+            single = single or end == start + 1
+        return single
+
     cdef int viterbi(self, const uint32_t *s, Py_ssize_t n, vector[int32_t] &out) noexcept nogil:
         """``(id or -1 for unknown, start, end)`` triples of the best segmentation into ``out``;
         -1 (at the first character no piece covers) without an unknown token."""
-        cdef vector[double] best
-        cdef vector[int32_t] origin, chosen
+        cdef vector[double] best, scores
+        cdef vector[int32_t] origin, chosen, ends, ids
         cdef vector[char] reached
-        cdef Py_ssize_t start, end, i, limit
-        cdef string key
-        cdef unordered_map[string, PieceEntry].iterator it
+        cdef Py_ssize_t start, end, i, k
         cdef bint single
         cdef double value
         cdef Py_ssize_t count
@@ -858,22 +879,15 @@ cdef class UnigramKernel:
         for start in range(n):
             if not reached[start]:
                 continue
-            single = False
-            key.clear()
-            limit = min(n, start + self.max_length)
-            for end in range(start + 1, limit + 1):
-                _utf8(s[end - 1], key)
-                it = self.pieces.find(key)
-                if it == self.pieces.end():
-                    continue
-                if end == start + 1:
-                    single = True
-                value = best[start] + deref(it).second.score
+            single = self.pieces_at(s, n, start, ends, ids, scores)
+            for k in range(<Py_ssize_t> ends.size()):
+                end = ends[k]
+                value = best[start] + scores[k]
                 if not reached[end] or value > best[end]:
                     reached[end] = 1
                     best[end] = value
                     origin[end] = start
-                    chosen[end] = deref(it).second.id
+                    chosen[end] = ids[k]
             if not single:
                 if not self.has_unk:
                     return -1 - start
@@ -904,27 +918,18 @@ cdef class UnigramKernel:
         Face's lattice: by start, shorter pieces first, the unknown node last, so that the
         sums run in the same order): adds ``freq`` times each node's marginal probability
         to ``expected[id]``; returns ``freq * log Z``."""
-        cdef vector[int32_t] starts, ends, ids, by_end, end_first, filled
-        cdef vector[double] scores, alpha, beta
-        cdef Py_ssize_t start, end, limit, k, j, m, count, pos
-        cdef string key
-        cdef unordered_map[string, PieceEntry].iterator it
+        cdef vector[int32_t] starts, ends, ids, by_end, end_first, filled, at_ends, at_ids
+        cdef vector[double] scores, alpha, beta, at_scores
+        cdef Py_ssize_t start, k, j, m, count, pos
         cdef bint single, first
         cdef double value = 0.0, term, z
         for start in range(n):
-            single = False
-            key.clear()
-            limit = min(n, start + self.max_length)
-            for end in range(start + 1, limit + 1):
-                _utf8(s[end - 1], key)
-                it = self.pieces.find(key)
-                if it == self.pieces.end():
-                    continue
+            single = self.pieces_at(s, n, start, at_ends, at_ids, at_scores)
+            for k in range(<Py_ssize_t> at_ends.size()):
                 starts.push_back(start)
-                ends.push_back(end)
-                ids.push_back(deref(it).second.id)
-                scores.push_back(deref(it).second.score)
-                single = single or end == start + 1
+                ends.push_back(at_ends[k])
+                ids.push_back(at_ids[k])
+                scores.push_back(at_scores[k])
             if not single:
                 starts.push_back(start)
                 ends.push_back(start + 1)
