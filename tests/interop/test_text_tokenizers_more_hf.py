@@ -1,7 +1,7 @@
 """decoders.CTC and DecodeStream, normalizers.Nmt and ByteLevel, pre_tokenizers.FixedLength
-against Hugging Face `tokenizers`: the same outputs on multilingual strings (and, for the
-normalizers, on every code point below U+3000), and tokenizer.json files that load both
-ways and encode alike."""
+and UnicodeScripts against Hugging Face `tokenizers`: the same outputs on multilingual
+strings (and, for the normalizers, on every code point below U+3000), and tokenizer.json
+files that load both ways and encode alike."""
 
 import json
 
@@ -68,6 +68,26 @@ def test_fixed_length(length):
     theirs = hf.pre_tokenizers.FixedLength(length)
     for text in PROBES:
         assert ours.pre_tokenize_str(text) == theirs.pre_tokenize_str(text)
+
+
+SCRIPT_TEXTS = ["Hello, world", " abc", "どこで生れ。Yes", "ーカタカナ中文", "abc 123 def",
+                "a\u0301b", "   ", "x  y", "1a", "😀abc😀", "Ελληνικά και Русский текст",
+                "हिन्दी और English", "ไทย ภาษา", "עברית abc", "한국어 中文 にほんご", "\ue000a"]
+
+
+def test_unicode_scripts():
+    pytest.importorskip("regex")
+    ours = ember_tokenizers.pre_tokenizers.UnicodeScripts()
+    theirs = hf.pre_tokenizers.UnicodeScripts()
+    for text in PROBES + SCRIPT_TEXTS:
+        assert ours.pre_tokenize_str(text) == theirs.pre_tokenize_str(text)
+    tokenizer = _word_level(hf, lambda lib: lib.normalizers.NFC(),
+                            lambda lib: lib.pre_tokenizers.UnicodeScripts())
+    loaded = ember_tokenizers.Tokenizer.from_str(tokenizer.to_str())
+    assert isinstance(loaded.pre_tokenizer, ember_tokenizers.pre_tokenizers.UnicodeScripts)
+    for text in PROBES + SCRIPT_TEXTS:
+        assert_same(loaded.encode(text), tokenizer.encode(text))
+    assert json.loads(loaded.to_str())["pre_tokenizer"] == {"type": "UnicodeScripts"}
 
 
 CTC_TOKENS = [

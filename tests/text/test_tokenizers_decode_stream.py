@@ -1,5 +1,5 @@
 """decoders.CTC and DecodeStream, normalizers.Nmt and ByteLevel, pre_tokenizers.FixedLength
-on known values (the comparison with Hugging Face is
+and UnicodeScripts on known values (the comparison with Hugging Face is
 tests/interop/test_text_tokenizers_more_hf.py)."""
 
 import pytest
@@ -39,6 +39,21 @@ def test_fixed_length():
     assert pre_tokenizers.from_dict({"type": "FixedLength", "length": 2}).length == 2
     with pytest.raises(ValueError, match="length"):
         pre_tokenizers.FixedLength(0)
+
+
+def test_unicode_scripts():
+    pytest.importorskip("regex")
+    scripts = pre_tokenizers.UnicodeScripts()
+    assert scripts.pre_tokenize_str("Hello, world") == [("Hello", (0, 5)), (", ", (5, 7)),
+                                                        ("world", (7, 12))]
+    # Kana is Han; a leading space belongs to nothing and is dropped.
+    assert scripts.pre_tokenize_str(" どこで生れ。Yes") == [("どこで生れ", (1, 6)),
+                                                          ("。", (6, 7)), ("Yes", (7, 10))]
+    assert scripts.pre_tokenize_str("Ελληνικά Русский") == [("Ελληνικά ", (0, 9)),
+                                                           ("Русский", (9, 16))]
+    assert scripts.pre_tokenize_str("   ") == []
+    assert isinstance(pre_tokenizers.from_dict({"type": "UnicodeScripts"}),
+                      pre_tokenizers.UnicodeScripts)
 
 
 def _byte_fallback_tokenizer():
