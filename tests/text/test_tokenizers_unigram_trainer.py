@@ -112,6 +112,15 @@ def test_bad_arguments(kwargs, error):
         trainers.UnigramTrainer(**kwargs)
 
 
+def test_empty_corpus():
+    # As the reference: the special tokens (and the unknown token) alone.
+    tokenizer = et.Tokenizer(models.Unigram())
+    tokenizer.train_from_iterator([], trainers.UnigramTrainer(
+        vocab_size=10, special_tokens=["<s>"], unk_token="<unk>", show_progress=False))
+    assert tokenizer.model.pieces == [("<unk>", 0.0), ("<s>", 0.0)]
+    assert tokenizer.model.unk_id == 0
+
+
 def test_vocabulary_smaller_than_the_alphabet():
     with pytest.raises(ValueError, match="not large enough to contain all chars"):
         _tokenizer(vocab_size=20)

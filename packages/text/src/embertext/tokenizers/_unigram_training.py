@@ -128,6 +128,8 @@ def seed_pieces(words, max_piece_length, seed_size=1_000_000):
         if len(seeds) >= seed_size:
             break
         seeds.append((text, float(score)))
+    if not seeds:
+        return []
     total = math.log(sum(score for _, score in seeds))
     return [(piece, math.log(score) - total) for piece, score in seeds]
 
@@ -259,7 +261,9 @@ def _prune(pieces, words, vocab_size, shrinking_factor):
         if len(piece) == 1:
             continue  # its only segmentation
         second = _second_best(lattice, piece)
-        if second is not None and second[0] > score:
+        if second is None:
+            continue
+        if second[0] > score:
             always_keep[i] = False
         else:
             alternatives[i] = second[1]
@@ -355,7 +359,7 @@ def train_unigram(words, vocab_size=8000, n_sub_iterations=2, shrinking_factor=0
     pieces = [(_TRAINING_UNK, math.nan)] + seed_pieces(words, max_piece_length, seed_size)
     desired = vocab_size * 11 // 10
     objective = math.nan
-    while True:
+    while words:  # no words (an empty corpus): only the special tokens and the alphabet
         for _ in range(n_sub_iterations):
             objective, expected = e_step(pieces, words)
             pieces = _m_step(pieces, expected)
