@@ -121,6 +121,12 @@ def test_empty_corpus():
     assert tokenizer.model.unk_id == 0
 
 
+def test_only_unigram_models():
+    with pytest.raises(TypeError, match="can only train a Unigram, got BPE"):
+        et.Tokenizer(models.BPE()).train_from_iterator(
+            ["ab"], trainers.UnigramTrainer(show_progress=False))
+
+
 def test_vocabulary_smaller_than_the_alphabet():
     with pytest.raises(ValueError, match="not large enough to contain all chars"):
         _tokenizer(vocab_size=20)

@@ -343,6 +343,9 @@ class UnigramTrainer(Trainer):
 
     def train(self, model, word_counts):
         """Train ``model`` (a :class:`~embertext.tokenizers.models.Unigram`) in place."""
+        if not isinstance(model, models.Unigram):
+            raise TypeError(f"UnigramTrainer can only train a Unigram, got "
+                            f"{type(model).__name__}")
         pieces, unk_id = self.learn(word_counts)
         model._set_pieces(pieces, unk_id)
 
