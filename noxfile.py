@@ -36,7 +36,8 @@ def tests(session: nox.Session) -> None:
 
 
 # The text references are light (no second torch): the interop session has them.
-TEXT_REFERENCES = ["tokenizers==0.23.*", "sentencepiece", "transformers>=5,<6"]
+# regex: embertext's UnicodeScripts pre-tokenizer (optional extra "scripts").
+TEXT_REFERENCES = ["tokenizers==0.23.*", "sentencepiece", "transformers>=5,<6", "regex"]
 # ember.onnx.export's optional dependency and the runtime its tests run the exports in
 ONNX_DEPS = ["onnx", "onnxruntime"]
 

@@ -22,9 +22,10 @@ from embertext.models.roberta import (
     RobertaModel,
     XLMRobertaModel,
 )
+from embertext.models.t5_transform import T5Transform
 
 __all__ = ["BertConfig", "BertModel", "BertForMaskedLM", "BertForSequenceClassification",
            "BertOutput", "RobertaConfig", "RobertaModel", "RobertaForMaskedLM",
            "RobertaForSequenceClassification", "XLMRobertaModel", "GPT2Config", "GPT2Model",
            "GPT2LMHeadModel", "DistilBertConfig", "DistilBertModel", "DistilBertForMaskedLM",
-           "DistilBertForSequenceClassification"]
+           "DistilBertForSequenceClassification", "T5Transform"]

@@ -14,6 +14,7 @@ only read the tables.
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.math cimport exp, log
 from libc.stdlib cimport calloc, free
 from libcpp.string cimport string
 from libcpp.unordered_map cimport unordered_map
@@ -798,6 +799,15 @@ cdef struct PieceEntry:
     double score
 
 
+cdef inline double _log_sum_exp(double x, double y) noexcept nogil:
+    """log(exp(x) + exp(y)), as SentencePiece computes it (exp(-50) and less dropped)."""
+    cdef double low = y if x > y else x
+    cdef double high = x if x > y else y
+    if high > low + 50.0:
+        return high
+    return high + log(exp(low - high) + 1.0)
+
+
 cdef class UnigramKernel:
     """The pieces of a Unigram model (UTF-8 keys) and the Viterbi search over a word."""
 
@@ -805,11 +815,13 @@ cdef class UnigramKernel:
     cdef Py_ssize_t max_length
     cdef double unk_score
     cdef bint has_unk
+    cdef list _ids
 
     def __init__(self, pieces, double unk_score, bint has_unk):
         """``pieces``: ``(piece, id, score)``, the first of equal pieces kept."""
         cdef PieceEntry entry
         self.max_length = 0
+        self._ids = []
         for piece, index, score in pieces:
             if not piece:
                 continue
@@ -819,19 +831,41 @@ cdef class UnigramKernel:
             entry.id = index
             entry.score = score
             self.pieces[key] = entry
+            self._ids.append(index)
             self.max_length = max(self.max_length, len(piece))
         self.unk_score = unk_score
         self.has_unk = has_unk
 
+    cdef bint pieces_at(self, const uint32_t *s, Py_ssize_t n, Py_ssize_t start,
+                        vector[int32_t] &ends, vector[int32_t] &ids,
+                        vector[double] &scores) noexcept nogil:
+        """The pieces that start at ``start`` (shorter first) into ``ends``/``ids``/
+        ``scores``; true when one of them is a single character."""
+        cdef Py_ssize_t end, limit = min(n, start + self.max_length)
+        cdef string key
+        cdef unordered_map[string, PieceEntry].iterator it
+        cdef bint single = False
+        ends.clear()
+        ids.clear()
+        scores.clear()
+        for end in range(start + 1, limit + 1):
+            _utf8(s[end - 1], key)
+            it = self.pieces.find(key)
+            if it == self.pieces.end():
+                continue
+            ends.push_back(end)
+            ids.push_back(deref(it).second.id)
+            scores.push_back(deref(it).second.score)
+            single = single or end == start + 1
+        return single
+
     cdef int viterbi(self, const uint32_t *s, Py_ssize_t n, vector[int32_t] &out) noexcept nogil:
         """``(id or -1 for unknown, start, end)`` triples of the best segmentation into ``out``;
         -1 (at the first character no piece covers) without an unknown token."""
-        cdef vector[double] best
-        cdef vector[int32_t] origin, chosen
+        cdef vector[double] best, scores
+        cdef vector[int32_t] origin, chosen, ends, ids
         cdef vector[char] reached
-        cdef Py_ssize_t start, end, i, limit
-        cdef string key
-        cdef unordered_map[string, PieceEntry].iterator it
+        cdef Py_ssize_t start, end, i, k
         cdef bint single
         cdef double value
         cdef Py_ssize_t count
@@ -845,22 +879,15 @@ cdef class UnigramKernel:
         for start in range(n):
             if not reached[start]:
                 continue
-            single = False
-            key.clear()
-            limit = min(n, start + self.max_length)
-            for end in range(start + 1, limit + 1):
-                _utf8(s[end - 1], key)
-                it = self.pieces.find(key)
-                if it == self.pieces.end():
-                    continue
-                if end == start + 1:
-                    single = True
-                value = best[start] + deref(it).second.score
+            single = self.pieces_at(s, n, start, ends, ids, scores)
+            for k in range(<Py_ssize_t> ends.size()):
+                end = ends[k]
+                value = best[start] + scores[k]
                 if not reached[end] or value > best[end]:
                     reached[end] = 1
                     best[end] = value
                     origin[end] = start
-                    chosen[end] = deref(it).second.id
+                    chosen[end] = ids[k]
             if not single:
                 if not self.has_unk:
                     return -1 - start
@@ -884,6 +911,115 @@ cdef class UnigramKernel:
             ordered.push_back(out[3 * i])
         out.swap(ordered)
         return 0
+
+    cdef double marginals(self, const uint32_t *s, Py_ssize_t n, double freq, int32_t unk_id,
+                          double *expected) noexcept nogil:
+        """Forward-backward over the lattice of one word (nodes in the order of Hugging
+        Face's lattice: by start, shorter pieces first, the unknown node last, so that the
+        sums run in the same order): adds ``freq`` times each node's marginal probability
+        to ``expected[id]``; returns ``freq * log Z``."""
+        cdef vector[int32_t] starts, ends, ids, by_end, end_first, filled, at_ends, at_ids
+        cdef vector[double] scores, alpha, beta, at_scores
+        cdef Py_ssize_t start, k, j, m, count, pos
+        cdef bint single, first
+        cdef double value = 0.0, term, z
+        for start in range(n):
+            single = self.pieces_at(s, n, start, at_ends, at_ids, at_scores)
+            for k in range(<Py_ssize_t> at_ends.size()):
+                starts.push_back(start)
+                ends.push_back(at_ends[k])
+                ids.push_back(at_ids[k])
+                scores.push_back(at_scores[k])
+            if not single:
+                starts.push_back(start)
+                ends.push_back(start + 1)
+                ids.push_back(unk_id)
+                scores.push_back(self.unk_score)
+        count = starts.size()
+        # The nodes ending at each position, in insertion order (a stable counting sort).
+        end_first.resize(n + 2, 0)
+        for k in range(count):
+            end_first[ends[k] + 1] += 1
+        for pos in range(n + 1):
+            end_first[pos + 1] += end_first[pos]
+        by_end.resize(count)
+        filled.resize(n + 1, 0)
+        for k in range(count):
+            by_end[end_first[ends[k]] + filled[ends[k]]] = k
+            filled[ends[k]] += 1
+        alpha.resize(count, 0.0)
+        for k in range(count):
+            if starts[k] == 0:
+                continue
+            first = True
+            for m in range(end_first[starts[k]], end_first[starts[k] + 1]):
+                j = by_end[m]
+                term = scores[j] + alpha[j]
+                value = term if first else _log_sum_exp(value, term)
+                first = False
+            alpha[k] = value
+        z = 0.0
+        first = True
+        for m in range(end_first[n], end_first[n + 1]):
+            j = by_end[m]
+            term = scores[j] + alpha[j]
+            z = term if first else _log_sum_exp(z, term)
+            first = False
+        beta.resize(count, 0.0)
+        # Nodes are grouped by start: begins[pos] is the run of nodes with that start.
+        k = count
+        for pos in range(n - 1, 0, -1):
+            while k > 0 and starts[k - 1] >= pos:
+                k -= 1
+            for m in range(end_first[pos], end_first[pos + 1]):
+                j = by_end[m]
+                first = True
+                for start in range(k, count):
+                    if starts[start] != pos:
+                        break
+                    term = scores[start] + beta[start]
+                    value = term if first else _log_sum_exp(value, term)
+                    first = False
+                beta[j] = value
+        for k in range(count):
+            expected[ids[k]] += freq * exp(alpha[k] + scores[k] + beta[k] - z)
+        return freq * z
+
+    def e_step(self, list words, list counts, Py_ssize_t size, int32_t unk_id):
+        """``(objective, expected)``: the negative log-likelihood per word of ``words``
+        (weighted by ``counts``) and the expected count of each of the ``size`` piece ids,
+        by forward-backward over every word's lattice (the unknown node counts for
+        ``unk_id``)."""
+        cdef vector[uint32_t] codes, word_codes
+        cdef vector[Py_ssize_t] offsets
+        cdef vector[double] freqs, expected
+        cdef Py_ssize_t i, w
+        cdef double total = 0.0, objective = 0.0, z
+        if not self.has_unk:
+            raise ValueError("the E-step needs an unknown token")
+        if len(words) != len(counts):
+            raise ValueError("words and counts differ in length")
+        offsets.push_back(0)
+        for word, count in zip(words, counts):
+            _codes(word, word_codes)
+            codes.insert(codes.end(), word_codes.begin(), word_codes.end())
+            offsets.push_back(codes.size())
+            freqs.push_back(count)
+            total += count
+        expected.resize(size, 0.0)
+        for piece in self._ids:
+            if not 0 <= piece < size:
+                raise ValueError(f"piece id {piece} out of range for {size} pieces")
+        if not 0 <= unk_id < size:
+            raise ValueError(f"unk_id {unk_id} out of range for {size} pieces")
+        with nogil:
+            for w in range(freqs.size()):
+                if offsets[w + 1] == offsets[w]:
+                    continue
+                z = self.marginals(codes.data() + offsets[w], offsets[w + 1] - offsets[w],
+                                   freqs[w], unk_id, expected.data())
+                objective -= z / total
+        return objective, [expected[i] for i in range(size)]
 
     def segment(self, word):
         """``[(id or None, start, end)]`` of the best segmentation of ``word``; raises

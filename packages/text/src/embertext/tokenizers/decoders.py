@@ -6,7 +6,7 @@ from embertext.tokenizers import _unicode
 from embertext.tokenizers._regex import Regex
 
 __all__ = ["Decoder", "ByteLevel", "WordPiece", "Metaspace", "BPEDecoder", "ByteFallback",
-           "Fuse", "Replace", "Strip", "Sequence"]
+           "Fuse", "Replace", "Strip", "CTC", "Sequence", "DecodeStream"]
 
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
 
@@ -207,6 +207,42 @@ class Strip(Decoder):
                 "stop": self.right}
 
 
+class CTC(Decoder):
+    """The output of a CTC model (wav2vec2-style, one token per frame) back to text:
+    repeated tokens merged, ``pad_token`` (the CTC blank) removed, ``word_delimiter_token``
+    turned into spaces; ``cleanup`` also removes the spaces tokenization put before
+    punctuation (as :class:`WordPiece` does).
+
+    Examples::
+
+        >>> CTC().decode(["<pad>", "h", "h", "e", "l", "<pad>", "l", "o", "|", "w"])
+        'hello w'
+    """
+
+    def __init__(self, pad_token="<pad>", word_delimiter_token="|", cleanup=True):
+        self.pad_token = pad_token
+        self.word_delimiter_token = word_delimiter_token
+        self.cleanup = cleanup
+
+    def decode_chain(self, tokens):
+        out = []
+        previous = None
+        for i, token in enumerate(tokens):
+            if i and token == previous:
+                continue
+            previous = token
+            text = token.replace(self.pad_token, "") if self.pad_token else token
+            if self.cleanup:
+                text = cleanup(text).replace(self.word_delimiter_token, " ")
+            if text:
+                out.append(text)
+        return out
+
+    def to_dict(self):
+        return {"type": "CTC", "pad_token": self.pad_token,
+                "word_delimiter_token": self.word_delimiter_token, "cleanup": self.cleanup}
+
+
 class Sequence(Decoder):
     """Decoders applied one after another to the list of tokens."""
 
@@ -249,4 +285,58 @@ def from_dict(data):
         return Replace(pattern, data["content"])
     if kind == "Strip":
         return Strip(data.get("content", " "), data.get("start", 0), data.get("stop", 0))
+    if kind == "CTC":
+        return CTC(data.get("pad_token", "<pad>"), data.get("word_delimiter_token", "|"),
+                   data.get("cleanup", True))
     raise ValueError(f"unsupported decoder type in tokenizer.json: {kind!r}")
+
+
+class DecodeStream:
+    """Decode token ids one step at a time (streamed generation): :meth:`step` returns the
+    text that the new ids add, or ``None`` while they end inside a character (a partial
+    UTF-8 sequence, U+FFFD) or add nothing. Only a short window of ids is decoded each step,
+    so that decoders that look at their neighbours (spaces of Metaspace, WordPiece's
+    ``##``) give the same text as decoding everything at once.
+
+    Args:
+        ids (list of int, optional): ids already generated (a prompt): context, whose text
+            is not returned (unless it ends inside a character).
+        skip_special_tokens (bool): leave special tokens out of the text.
+
+    Examples::
+
+        >>> stream = DecodeStream(skip_special_tokens=True)
+        >>> pieces = [stream.step(tokenizer, i) for i in tokenizer.encode("héllo").ids]
+    """
+
+    def __init__(self, ids=None, skip_special_tokens=False):
+        self.skip_special_tokens = skip_special_tokens
+        self.ids = [int(i) for i in ids] if ids is not None else []
+        self.prefix = ""
+        self.prefix_index = 0
+
+    def step(self, tokenizer, id):
+        """The new text after ``id`` (an int or a list of ints), or ``None``."""
+        ids = [int(i) for i in id] if isinstance(id, (list, tuple)) else [int(id)]
+        skip = self.skip_special_tokens
+        if not self.prefix and self.ids:
+            # The text so far (a prompt's, at the first step) is context, unless it ends
+            # inside a character: then it is returned with the step that completes it.
+            prefix = tokenizer.decode(self.ids, skip)
+            if not prefix.endswith("\ufffd"):
+                self.prefix = prefix
+                self.prefix_index = len(self.ids)
+        self.ids.extend(ids)
+        text = tokenizer.decode(self.ids, skip)
+        if len(text.encode("utf-8", "surrogatepass")) <= len(
+                self.prefix.encode("utf-8", "surrogatepass")) or text.endswith("\ufffd"):
+            return None
+        if not text.startswith(self.prefix):
+            raise ValueError("DecodeStream: the decoded text no longer starts with the text "
+                             "decoded before (the decoder changed earlier characters)")
+        new_text = text[len(self.prefix):]
+        new_index = len(self.ids) - self.prefix_index
+        self.ids = self.ids[self.prefix_index:]
+        self.prefix = tokenizer.decode(self.ids, skip)
+        self.prefix_index = new_index
+        return new_text

@@ -421,13 +421,17 @@ class Unigram(Model):
     _UNK_PENALTY = 10.0
 
     def __init__(self, vocab=None, unk_id=None, byte_fallback=False):
+        self.byte_fallback = byte_fallback
+        self._set_pieces(vocab, unk_id)
+
+    def _set_pieces(self, vocab, unk_id):
+        """Replace the pieces (``(piece, score)`` by id) and the unknown token's id."""
         pieces = [(str(piece), float(score)) for piece, score in (vocab or [])]
         super().__init__({piece: i for i, (piece, _) in reversed(list(enumerate(pieces)))})
         self.pieces = pieces
         if unk_id is not None and not 0 <= unk_id < len(pieces):
             raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(pieces)})")
         self.unk_id = unk_id
-        self.byte_fallback = byte_fallback
         scores = [score for _, score in pieces]
         self._unk_score = (min(scores) if scores else 0.0) - self._UNK_PENALTY
 

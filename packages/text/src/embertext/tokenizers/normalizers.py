@@ -21,6 +21,8 @@ __all__ = [
     "Replace",
     "Prepend",
     "Precompiled",
+    "Nmt",
+    "ByteLevel",
     "Sequence",
 ]
 
@@ -354,6 +356,44 @@ class Precompiled(Normalizer):
                 "precompiled_charsmap": base64.b64encode(self.precompiled_charsmap).decode()}
 
 
+_NMT_REMOVED = frozenset([*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F])
+_NMT_SPACES = frozenset([0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028,
+                         0x2029, 0x2581, 0xFEFF, 0xFFFD])
+
+
+def _nmt_char(char):
+    code = ord(char)
+    if code in _NMT_REMOVED:
+        return ""
+    return " " if code in _NMT_SPACES else char
+
+
+class Nmt(Normalizer):
+    """The NMT normalization of SentencePiece's ``nmt_nfkc`` rules, without the NFKC part:
+    control characters out, and tabs, line breaks, zero-width characters, ``▁``, the BOM
+    and U+FFFD to spaces."""
+
+    def __init__(self):
+        self._charmap = CharMap(_nmt_char)
+
+    def normalize(self, piece):
+        return piece.map_chars(self._charmap)
+
+
+class ByteLevel(Normalizer):
+    """Each character as the byte-level characters of its UTF-8 bytes (GPT-2's alphabet,
+    :meth:`~embertext.tokenizers.pre_tokenizers.ByteLevel.alphabet`); all of them take the
+    character's span."""
+
+    def __init__(self):
+        table = _unicode.bytes_to_unicode()
+        self._charmap = CharMap(lambda c: "".join(table[b] for b in c.encode("utf-8",
+                                                                             "surrogatepass")))
+
+    def normalize(self, piece):
+        return piece.map_chars(self._charmap)
+
+
 class Sequence(Normalizer):
     """Normalizers applied one after another."""
 
@@ -390,7 +430,7 @@ def from_dict(data):
     if kind == "Precompiled":
         return Precompiled(data.get("precompiled_charsmap") or b"")
     simple = {"Lowercase": Lowercase, "NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD,
-              "StripAccents": StripAccents}
+              "StripAccents": StripAccents, "Nmt": Nmt, "ByteLevel": ByteLevel}
     if kind in simple:
         return simple[kind]()
     raise ValueError(f"unsupported normalizer type in tokenizer.json: {kind!r}")

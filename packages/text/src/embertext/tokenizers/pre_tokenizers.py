@@ -18,6 +18,8 @@ __all__ = [
     "Metaspace",
     "CharDelimiterSplit",
     "Split",
+    "FixedLength",
+    "UnicodeScripts",
     "Sequence",
 ]
 
@@ -291,6 +293,103 @@ class CharDelimiterSplit(PreTokenizer):
         return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
 
 
+class FixedLength(PreTokenizer):
+    """Split into chunks of ``length`` characters (the last one shorter)."""
+
+    def __init__(self, length=5):
+        if not isinstance(length, int) or length < 1:
+            raise ValueError(f"length must be a positive integer, got {length!r}")
+        self.length = length
+
+    def pre_tokenize(self, piece):
+        n, size = len(piece.text), self.length
+        return [piece.slice(start, min(start + size, n)) for start in range(0, n, size)]
+
+    def to_dict(self):
+        return {"type": "FixedLength", "length": self.length}
+
+
+# The Unicode scripts (the values of the Script property) that UnicodeScripts tells apart.
+_SCRIPT_NAMES = """Adlam Ahom Anatolian_Hieroglyphs Arabic Armenian Avestan Balinese Bamum
+Bassa_Vah Batak Bengali Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid Canadian_Aboriginal
+Carian Caucasian_Albanian Chakma Cham Cherokee Chorasmian Common Coptic Cuneiform Cypriot
+Cypro_Minoan Cyrillic Deseret Devanagari Dives_Akuru Dogra Duployan Egyptian_Hieroglyphs
+Elbasan Elymaic Ethiopic Garay Georgian Glagolitic Gothic Grantha Greek Gujarati
+Gunjala_Gondi Gurmukhi Gurung_Khema Han Hangul Hanifi_Rohingya Hanunoo Hatran Hebrew Hiragana
+Imperial_Aramaic Inherited Inscriptional_Pahlavi Inscriptional_Parthian Javanese Kaithi
+Kannada Katakana Kawi Kayah_Li Kharoshthi Khitan_Small_Script Khmer Khojki Khudawadi
+Kirat_Rai Lao Latin Lepcha Limbu Linear_A Linear_B Lisu Lycian Lydian Mahajani Makasar
+Malayalam Mandaic Manichaean Marchen Masaram_Gondi Medefaidrin Meetei_Mayek Mende_Kikakui
+Meroitic_Cursive Meroitic_Hieroglyphs Miao Modi Mongolian Mro Multani Myanmar Nabataean
+Nag_Mundari Nandinagari New_Tai_Lue Newa Nko Nushu Nyiakeng_Puachue_Hmong Ogham Ol_Chiki
+Ol_Onal Old_Hungarian Old_Italic Old_North_Arabian Old_Permic Old_Persian Old_Sogdian
+Old_South_Arabian Old_Turkic Old_Uyghur Oriya Osage Osmanya Pahawh_Hmong Palmyrene
+Pau_Cin_Hau Phags_Pa Phoenician Psalter_Pahlavi Rejang Runic Samaritan Saurashtra Sharada
+Shavian Siddham SignWriting Sinhala Sogdian Sora_Sompeng Soyombo Sundanese Sunuwar
+Syloti_Nagri Syriac Tagalog Tagbanwa Tai_Le Tai_Tham Tai_Viet Takri Tamil Tangsa Tangut
+Telugu Thaana Thai Tibetan Tifinagh Tirhuta Todhri Toto Tulu_Tigalari Ugaritic Vai Vithkuqi
+Wancho Warang_Citi Yezidi Yi Zanabazar_Square""".split()
+
+
+class UnicodeScripts(PreTokenizer):
+    """Split where the Unicode script changes (Latin, Cyrillic, Han, Common ...), as
+    SentencePiece does: Hiragana, Katakana and the prolonged sound mark ``ー`` count as Han,
+    and spaces belong to no script (they stay with the text before them; leading spaces
+    are dropped), nor do unassigned and private-use characters.
+
+    The scripts come from the Unicode tables of the ``regex`` package (needed:
+    ``pip install regex``). Hugging Face `tokenizers` 0.23 uses an older table (before
+    Unicode 10): characters assigned since (U+0860 Syriac Malayalam, U+061D ...) have no
+    script there and one here, so texts with them can split differently."""
+
+    _pattern = None
+
+    def __init__(self):
+        self._scripts = {}
+        if UnicodeScripts._pattern is None:
+            try:
+                import regex
+            except ImportError:
+                raise ImportError("UnicodeScripts needs the regex package "
+                                  "(pip install regex)") from None
+            known = []
+            for name in _SCRIPT_NAMES:
+                try:
+                    regex.compile(rf"\p{{Script={name}}}")
+                except regex.error:
+                    continue  # a script newer than the installed tables
+                known.append(rf"(?P<{name}>\p{{Script={name}}})")
+            UnicodeScripts._pattern = regex.compile("|".join(known))
+
+    def _script(self, char):
+        script = self._scripts.get(char)
+        if script is None:
+            if char == "\u30fc":
+                script = "Han"
+            elif char == " ":
+                script = "Any"
+            else:
+                match = self._pattern.match(char)
+                script = match.lastgroup if match else "Any"
+                if script in ("Hiragana", "Katakana"):
+                    script = "Han"
+            self._scripts[char] = script
+        return script
+
+    def pre_tokenize(self, piece):
+        text = piece.text
+        cuts = []
+        last = None
+        for i, char in enumerate(text):
+            script = self._script(char)
+            if script != "Any" and last != "Any" and last != script:
+                cuts.append(i)
+            if script != "Any":
+                last = script
+        cuts.append(len(text))
+        return [piece.slice(a, b) for a, b in zip(cuts, cuts[1:])]
+
+
 def _apply_behavior(parts, behavior):
     """Hugging Face's split behaviours on ``((start, end), is_match)`` parts: the spans of
     the words."""
@@ -422,8 +521,10 @@ def from_dict(data):
     if kind == "Metaspace":
         return Metaspace(data.get("replacement", "\u2581"), data.get("prepend_scheme", "always"),
                          data.get("split", True))
+    if kind == "FixedLength":
+        return FixedLength(data.get("length", 5))
     simple = {"BertPreTokenizer": BertPreTokenizer, "Whitespace": Whitespace,
-              "WhitespaceSplit": WhitespaceSplit}
+              "WhitespaceSplit": WhitespaceSplit, "UnicodeScripts": UnicodeScripts}
     if kind in simple:
         return simple[kind]()
     raise ValueError(f"unsupported pre-tokenizer type in tokenizer.json: {kind!r}")

@@ -4,9 +4,9 @@ tie-breaking), so that it learns the same merges from the same text."""
 
 import heapq
 
-from embertext.tokenizers import models
+from embertext.tokenizers import _unigram_training, models
 
-__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer", "WordLevelTrainer"]
+__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer", "WordLevelTrainer", "UnigramTrainer"]
 
 
 class Trainer:
@@ -187,14 +187,14 @@ def _merge_word(symbols, pair, new_id):
     return changes
 
 
-def _progress(show, total):
+def _progress(show, total, desc="Merges", unit="merge"):
     if not show:
         return None
     try:
         from tqdm.auto import tqdm
     except ImportError:
         return None
-    return tqdm(total=max(total, 0), desc="Merges", unit="merge")
+    return tqdm(total=max(total, 0), desc=desc, unit=unit)
 
 
 class WordPieceTrainer(Trainer):
@@ -273,8 +273,87 @@ class WordLevelTrainer(Trainer):
         model._rebuild_reverse()
 
 
+class UnigramTrainer(Trainer):
+    r"""Learn a Unigram language model as SentencePiece does (Kudo, 2018): seed pieces from
+    the repeated substrings of the words, then EM rounds, each followed by pruning the
+    pieces whose removal loses the least likelihood (a ``shrinking_factor`` share kept),
+    until the vocabulary is ``vocab_size`` (with every character of the corpus kept).
+
+    Args:
+        vocab_size (int): the size of the vocabulary, special tokens included. Default: 8000.
+        show_progress (bool): a tqdm progress bar over the EM steps (needs tqdm).
+        special_tokens (list of str): tokens given the first ids.
+        shrinking_factor (float): the share of pieces kept by each pruning. Default: 0.75.
+        unk_token (str, optional): the unknown token; added first unless it is one of the
+            special tokens.
+        max_piece_length (int): the longest piece, in characters. Default: 16.
+        n_sub_iterations (int): EM iterations between prunings. Default: 2.
+        initial_alphabet (list of str): characters kept in the vocabulary even if unseen
+            (the first character of each string).
+
+    Examples::
+
+        >>> tokenizer = Tokenizer(models.Unigram())
+        >>> tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+        >>> trainer = UnigramTrainer(vocab_size=500, special_tokens=["<unk>"], unk_token="<unk>")
+        >>> tokenizer.train_from_iterator(texts, trainer)
+    """
+
+    def __init__(self, vocab_size=8000, show_progress=True, special_tokens=(),
+                 shrinking_factor=0.75, unk_token=None, max_piece_length=16,
+                 n_sub_iterations=2, initial_alphabet=()):
+        if vocab_size <= 0:
+            raise ValueError(f"vocab_size must be positive, got {vocab_size}")
+        if not 0.0 < shrinking_factor < 1.0:
+            raise ValueError(f"shrinking_factor must be in (0, 1), got {shrinking_factor}")
+        if max_piece_length < 1:
+            raise ValueError(f"max_piece_length must be at least 1, got {max_piece_length}")
+        if n_sub_iterations < 1:
+            raise ValueError(f"n_sub_iterations must be at least 1, got {n_sub_iterations}")
+        alphabet = []
+        for text in initial_alphabet:
+            if not isinstance(text, str):
+                raise TypeError(f"initial_alphabet takes strings, got {text!r}")
+            if text:
+                alphabet.append(text[0])  # the first character, as the reference keeps
+        self.vocab_size = vocab_size
+        self.show_progress = show_progress
+        self.special_tokens = [getattr(t, "content", t) for t in special_tokens]
+        self.shrinking_factor = shrinking_factor
+        self.unk_token = unk_token
+        self.max_piece_length = max_piece_length
+        self.n_sub_iterations = n_sub_iterations
+        self.initial_alphabet = alphabet
+        self.objective = None
+
+    def learn(self, word_counts):
+        """``(pieces, unk_id)``: the ``(piece, log-probability)`` list by id and the unknown
+        token's id, learnt from ``word_counts`` (word -> count). The last E-step's objective
+        (the negative log-likelihood per word) is kept in ``self.objective``."""
+        progress = _progress(self.show_progress, 0, desc="EM training", unit="step")
+        try:
+            pieces, unk_id, self.objective = _unigram_training.train_unigram(
+                sorted(word_counts.items()), self.vocab_size, self.n_sub_iterations,
+                self.shrinking_factor, self.special_tokens, self.unk_token,
+                self.max_piece_length, self.initial_alphabet, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        return pieces, unk_id
+
+    def train(self, model, word_counts):
+        """Train ``model`` (a :class:`~embertext.tokenizers.models.Unigram`) in place."""
+        if not isinstance(model, models.Unigram):
+            raise TypeError(f"UnigramTrainer can only train a Unigram, got "
+                            f"{type(model).__name__}")
+        pieces, unk_id = self.learn(word_counts)
+        model._set_pieces(pieces, unk_id)
+
+
 def trainer_for(model):
     """The default trainer of a model."""
+    if isinstance(model, models.Unigram):
+        return UnigramTrainer()
     if isinstance(model, models.WordLevel):
         return WordLevelTrainer()
     if isinstance(model, models.WordPiece):
