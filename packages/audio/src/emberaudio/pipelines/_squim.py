@@ -17,7 +17,26 @@ __all__ = ["SquimObjectiveBundle", "SquimSubjectiveBundle"]
 
 
 @dataclass
-class SquimObjectiveBundle:
+class _SquimBundle:
+    """What the SQUIM bundles share: the checkpoint's file under ``models/`` and the sample
+    rate."""
+
+    _path: str
+    _sample_rate: float
+
+    def _pretrained(self, model):
+        """``model`` with the weights of the bundle's file (downloaded once into
+        ``<hub dir>/torchaudio/models``)."""
+        return _pretrained_model(model, f"models/{self._path}")
+
+    @property
+    def sample_rate(self) -> float:
+        """Sample rate of the audio the model was trained on."""
+        return self._sample_rate
+
+
+@dataclass
+class SquimObjectiveBundle(_SquimBundle):
     """A pretrained :class:`~emberaudio.models.SquimObjective` (reference-free STOI, PESQ
     and SI-SDR estimates) and the sample rate it was trained at.
 
@@ -29,18 +48,10 @@ class SquimObjectiveBundle:
         >>> stoi, pesq, si_sdr = model(waveform)
     """
 
-    _path: str
-    _sample_rate: float
-
     def get_model(self) -> SquimObjective:
         """Builds :func:`~emberaudio.models.squim_objective_base` and loads the pretrained
         weights (downloaded once into ``<hub dir>/torchaudio/models``)."""
-        return _pretrained_model(squim_objective_base(), f"models/{self._path}")
-
-    @property
-    def sample_rate(self) -> float:
-        """Sample rate of the audio the model was trained on."""
-        return self._sample_rate
+        return self._pretrained(squim_objective_base())
 
 
 SQUIM_OBJECTIVE = SquimObjectiveBundle("squim_objective_dns2020.pth", _sample_rate=16000)
@@ -50,7 +61,7 @@ CC BY 4.0); the model is :func:`~emberaudio.models.squim_objective_base`. See
 
 
 @dataclass
-class SquimSubjectiveBundle:
+class SquimSubjectiveBundle(_SquimBundle):
     """A pretrained :class:`~emberaudio.models.SquimSubjective` (a reference-free MOS
     estimate, given any clean reference recording) and the sample rate it was trained at.
 
@@ -64,18 +75,10 @@ class SquimSubjectiveBundle:
         >>> mos = model(waveform, reference)
     """
 
-    _path: str
-    _sample_rate: float
-
     def get_model(self) -> SquimSubjective:
         """Builds :func:`~emberaudio.models.squim_subjective_base` and loads the pretrained
         weights (downloaded once into ``<hub dir>/torchaudio/models``)."""
-        return _pretrained_model(squim_subjective_base(), f"models/{self._path}")
-
-    @property
-    def sample_rate(self) -> float:
-        """Sample rate of the audio the model was trained on."""
-        return self._sample_rate
+        return self._pretrained(squim_subjective_base())
 
 
 SQUIM_SUBJECTIVE = SquimSubjectiveBundle("squim_subjective_bvcc_daps.pth", _sample_rate=16000)
