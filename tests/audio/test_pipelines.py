@@ -82,7 +82,7 @@ def test_every_name_is_a_bundle():
         if name[0].isupper() and name.upper() == name:
             assert isinstance(obj, (pipelines.Wav2Vec2Bundle, pipelines.RNNTBundle,
                                     pipelines.SourceSeparationBundle,
-                                    pipelines.SquimObjectiveBundle,
+                                    pipelines.SquimObjectiveBundle, pipelines.SquimSubjectiveBundle,
                                     pipelines.Tacotron2TTSBundle)), name
             assert obj.__doc__ and "See" in obj.__doc__, name
 

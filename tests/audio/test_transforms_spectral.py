@@ -145,6 +145,19 @@ def test_inverse_melscale_is_the_clamped_least_squares_solution():
         T.InverseMelScale(n_stft=33, driver="svd")
 
 
+def test_inverse_melscale_with_an_empty_filter():
+    # 65 bins cannot fill 32 mel filters at 16 kHz: one is all zeros, and the default driver
+    # (gels) refuses the rank-deficient system as torchaudio's does; gelsd solves it
+    mel = ember.from_numpy(RNG.uniform(0, 1, (1, 32, 4)).astype(np.float32))
+    with pytest.warns(UserWarning, match="all zero"):
+        inverse = T.InverseMelScale(n_stft=65, n_mels=32)
+    with pytest.raises(ember.linalg.LinAlgError, match="full rank"):
+        inverse(mel)
+    with pytest.warns(UserWarning, match="all zero"):
+        out = T.InverseMelScale(n_stft=65, n_mels=32, driver="gelsd")(mel)
+    assert tuple(out.shape) == (1, 65, 4) and np.isfinite(out.numpy()).all()
+
+
 def test_time_stretch():
     stretch = T.TimeStretch(hop_length=32, n_freq=65, fixed_rate=1.25)
     _close(stretch.phase_advance, ember.linspace(0, math.pi * 32, 65)[:, None])

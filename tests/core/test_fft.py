@@ -140,3 +140,45 @@ def test_istft_checks():
         ember.istft(ember.view_as_real(spec), 16)
     with pytest.raises(RuntimeError, match="match n_fft / 2 \\+ 1"):
         ember.istft(spec[:8], 16, onesided=True)
+
+
+# -- the CPU kernels (NOTE [ CPU FFTs ]) ------------------------------------------------------
+
+@pytest.mark.parametrize("name, dtype, s, axes", [
+    ("rfftn", np.float32, (1024,), (1,)), ("rfftn", np.float64, (6, 10), (0, 2)),
+    ("fftn", np.complex64, (7,), (2,)), ("ifftn", np.complex128, (3, 4), (1, 2)),
+    ("irfftn", np.complex64, (16,), (2,)), ("irfftn", np.complex128, (5, 8), (0, 1))])
+def test_cpu_fft_kernels_match_numpy(name, dtype, s, axes):
+    from ember._backend import cpu
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 3, 9))
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(x.shape)
+    x = x.astype(dtype)[:, :, ::2]  # a strided view
+    for norm in ("backward", "ortho", "forward"):
+        got = cpu.kernel(name, x)(x, s, axes, norm)
+        expected = getattr(np.fft, name)(x, s=s, axes=axes, norm=norm)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        tol = 1e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-12
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * 10)
+
+
+def test_cpu_fft_without_scipy_uses_numpy(monkeypatch):
+    from ember._backend import _cpu_kernels
+
+    monkeypatch.setattr(_cpu_kernels, "_scipy_fft", [None])
+    x = np.random.default_rng(1).standard_normal((4, 12)).astype(np.float32)
+    assert_close(ember.fft.rfft(ember.from_numpy(x)), ember.from_numpy(np.fft.rfft(x)))
+    assert_close(ember.stft(ember.from_numpy(x[0]), 4, return_complex=True, center=False),
+                 ember.from_numpy(np.fft.rfft(np.lib.stride_tricks.sliding_window_view(
+                     x[0], 4)[::1], axis=-1).T))
+
+
+def test_fft_workers_follow_set_num_threads(monkeypatch):
+    from ember import _threads
+
+    monkeypatch.setitem(_threads._state, "num_threads", 3)  # what set_num_threads(3) records
+    assert _threads.intra_op_threads() == 3
+    monkeypatch.setitem(_threads._state, "num_threads", None)
+    assert _threads.intra_op_threads() == _threads._default_threads()

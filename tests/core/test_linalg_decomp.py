@@ -148,6 +148,24 @@ def test_lstsq_fields_by_driver():
     assert L.lstsq(t(A), t(B), driver="gels").rank.numel() == 0
 
 
+def test_lstsq_gels_refuses_an_exactly_rank_deficient_matrix():
+    # PyTorch's LAPACK gels fails where the triangular factor has an exact zero on its
+    # diagonal (the error code is its 1-based position); other drivers solve
+    rng = np.random.default_rng(3)
+    wide = rng.standard_normal((2, 3, 5))
+    wide[1, 1] = 0  # a zero row of batch element 1
+    B = t(rng.standard_normal((2, 3, 2)))
+    with pytest.raises(L.LinAlgError, match=r"\(Batch element 1\): .*does not have full rank "
+                       r"\(error code: 2\)"):
+        L.lstsq(t(wide), B, driver="gels")
+    assert L.lstsq(t(wide), B, driver="gelsd").solution.shape == (2, 5, 2)
+    tall = rng.standard_normal((5, 3))
+    tall[:, 0] = 0
+    with pytest.raises(RuntimeError, match=r"error code: 1"):
+        L.lstsq(t(tall), t(rng.standard_normal((5, 1))), driver="gels")
+    assert L.lstsq(ember.zeros(0, 3), ember.zeros(0, 2), driver="gels").solution.shape == (3, 2)
+
+
 def test_rank_deficient_pinv_and_rank():
     a = np.outer([1.0, 2, 3], [1.0, -1])
     assert L.matrix_rank(t(a)).item() == 1

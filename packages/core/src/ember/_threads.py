@@ -64,6 +64,13 @@ def set_num_threads(int: int) -> None:  # noqa: A002 - PyTorch's parameter name
     _state["num_threads"] = n
 
 
+def intra_op_threads() -> int:
+    """The intra-op thread count for ember's own multi-threaded calls (SciPy's FFT workers):
+    :func:`set_num_threads`'s value, else the CPUs this process may run on; cheap (no
+    threadpoolctl query)."""
+    return _state["num_threads"] or _default_threads()
+
+
 def get_num_threads() -> int:
     """The number of threads used for intra-op parallelism on the CPU: the last value given
     to :func:`set_num_threads`, else the OpenMP (or BLAS) default."""

@@ -6,9 +6,16 @@ ember's safe loader."""
 from emberaudio.pipelines._rnnt import EMFORMER_RNNT_BASE_LIBRISPEECH, RNNTBundle
 from emberaudio.pipelines._source_separation import (
     CONVTASNET_BASE_LIBRI2MIX,
+    HDEMUCS_HIGH_MUSDB,
+    HDEMUCS_HIGH_MUSDB_PLUS,
     SourceSeparationBundle,
 )
-from emberaudio.pipelines._squim import SQUIM_OBJECTIVE, SquimObjectiveBundle
+from emberaudio.pipelines._squim import (
+    SQUIM_OBJECTIVE,
+    SQUIM_SUBJECTIVE,
+    SquimObjectiveBundle,
+    SquimSubjectiveBundle,
+)
 from emberaudio.pipelines._tts import (
     TACOTRON2_GRIFFINLIM_CHAR_LJSPEECH,
     TACOTRON2_GRIFFINLIM_PHONE_LJSPEECH,
@@ -53,9 +60,11 @@ from emberaudio.pipelines._wav2vec2 import (
 )
 
 __all__ = [
-    "CONVTASNET_BASE_LIBRI2MIX", "EMFORMER_RNNT_BASE_LIBRISPEECH", "HUBERT_ASR_LARGE",
+    "CONVTASNET_BASE_LIBRI2MIX", "EMFORMER_RNNT_BASE_LIBRISPEECH", "HDEMUCS_HIGH_MUSDB",
+    "HDEMUCS_HIGH_MUSDB_PLUS", "HUBERT_ASR_LARGE",
     "HUBERT_ASR_XLARGE", "HUBERT_BASE", "HUBERT_LARGE", "HUBERT_XLARGE", "MMS_FA",
-    "RNNTBundle", "SQUIM_OBJECTIVE", "SourceSeparationBundle", "SquimObjectiveBundle",
+    "RNNTBundle", "SQUIM_OBJECTIVE", "SQUIM_SUBJECTIVE", "SourceSeparationBundle",
+    "SquimObjectiveBundle", "SquimSubjectiveBundle",
     "TACOTRON2_GRIFFINLIM_CHAR_LJSPEECH",
     "TACOTRON2_GRIFFINLIM_PHONE_LJSPEECH", "TACOTRON2_WAVERNN_CHAR_LJSPEECH",
     "TACOTRON2_WAVERNN_PHONE_LJSPEECH", "Tacotron2TTSBundle", "VOXPOPULI_ASR_BASE_10K_DE",

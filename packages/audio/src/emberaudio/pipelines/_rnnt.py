@@ -15,7 +15,7 @@ import ember
 from ember import nn
 from emberaudio import transforms
 from emberaudio.models import RNNT, RNNTBeamSearch, emformer_rnnt_base
-from emberaudio.pipelines._utils import _download_asset, _load_state_dict
+from emberaudio.pipelines._utils import _download_asset, _pretrained_model
 
 __all__ = ["RNNTBundle"]
 
@@ -156,9 +156,7 @@ class RNNTBundle:
         return self._right_context_length
 
     def _get_model(self) -> RNNT:
-        model = self._rnnt_factory_func()
-        model.load_state_dict(_load_state_dict(_download_asset(self._rnnt_path)))
-        return model.eval()
+        return _pretrained_model(self._rnnt_factory_func(), self._rnnt_path)
 
     def get_decoder(self) -> RNNTBeamSearch:
         """The beam-search decoder around the pretrained model (downloaded once)."""

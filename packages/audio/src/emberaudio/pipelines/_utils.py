@@ -70,3 +70,10 @@ def _load_state_dict(path: str | os.PathLike) -> dict:
         raise RuntimeError(f"{path} does not hold a state dict (found "
                            f"{type(state_dict).__name__})")
     return state_dict
+
+
+def _pretrained_model(model, key: str):
+    """``model`` with the weights of the asset ``key`` (downloaded once into
+    ``<hub dir>/torchaudio/{key}``), in eval mode."""
+    model.load_state_dict(_load_state_dict(_download_asset(key)))
+    return model.eval()

@@ -224,3 +224,47 @@ for _name in ("sgd", "adam", "adamax", "nadam", "radam", "rmsprop", "adagrad", "
               "rprop", "asgd"):
     register_kernel(f"{_name}_step", "cpu", _fused_update(_name), dtypes=_OPTIM_DTYPES,
                     contiguous=True)
+
+
+# -- discrete Fourier transforms (SciPy's pocketfft when installed) -------------------------
+# NOTE [ CPU FFTs ]
+# NumPy 2's np.fft and scipy.fft are both pocketfft, but NumPy's runs a batch of 1-d
+# transforms one row at a time while SciPy's vectorizes across rows (SIMD) and spreads the
+# batch over worker threads: a batched rfft of 626 frames of 1024 points takes ~0.9 ms in
+# SciPy against ~8-20 ms in NumPy here (PyTorch: ~1 ms), and a single 441,000-point rfft
+# ~5 ms against ~48 ms. SciPy is not a dependency of ember: where it is missing, the
+# array-module implementations (ember._ops._fft) run instead. The worker count follows
+# ember.set_num_threads (all the process's CPUs by default, as PyTorch's intra-op pool).
+
+_FFT_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
+_scipy_fft = []  # [module or None], resolved on the first transform
+
+
+def _fft_kernel(name):
+    def run(x, s, axes, norm):
+        if not _scipy_fft:
+            try:
+                import scipy.fft as module
+            except ImportError:  # pragma: no cover - SciPy is in the test environments
+                module = None
+            _scipy_fft.append(module)
+        module = _scipy_fft[0]
+        if module is None:
+            from ember._backend import cpu
+
+            return cpu.kernel(name, x, generic=True)(x, s, axes, norm)
+        from ember._threads import intra_op_threads
+
+        workers = intra_op_threads()
+        if len(axes) == 1:  # the 1-d transform skips the n-d one's shape handling
+            return getattr(module, one_d)(x, n=None if s is None else s[0], axis=axes[0],
+                                          norm=norm, workers=workers)
+        return getattr(module, name)(x, s=s, axes=axes, norm=norm, workers=workers)
+
+    one_d = name[:-1]  # fftn -> fft, rfftn -> rfft, ...
+    run.__name__ = name
+    return run
+
+
+for _name in ("fftn", "ifftn", "rfftn", "irfftn"):
+    register_kernel(_name, "cpu", _fft_kernel(_name), dtypes=_FFT_DTYPES)

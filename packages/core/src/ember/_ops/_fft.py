@@ -1,5 +1,6 @@
-"""ember.fft: discrete Fourier transforms on pocketfft through NumPy (cuFFT through
-CuPy), one call per op over all batch dims, differentiable.
+"""ember.fft: discrete Fourier transforms on pocketfft (SciPy's where installed, else
+NumPy's; NOTE [ CPU FFTs ]) and cuFFT through CuPy, one call per op over all batch dims,
+differentiable.
 
 NOTE [ FFT gradients ]
 Three ops do the work: complex-to-complex (``C2C``), real-to-complex one-sided
@@ -19,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember import _dtype
+from ember._backend import backend_of, register_kernel
 from ember._C._core import Node
 from ember._ops._util import TensorBase, apply, type_name, with_out, wrap, wrap_dim, xp_of
 
@@ -38,6 +40,25 @@ def _norm(fn, norm):
     if norm not in _NORMS:
         raise ValueError(f"Invalid normalization mode: {norm}")
     return norm
+
+
+# The transforms are kernels by name (NOTE [ Kernels by name ]): the array module's here, for
+# every device; the CPU backend registers SciPy's faster pocketfft (NOTE [ CPU FFTs ] in
+# ember._backend._cpu_kernels).
+def _array_module_transform(name):
+    def run(x, s, axes, norm):
+        return getattr(xp_of(x).fft, name)(x, s=s, axes=axes, norm=norm)
+
+    run.__name__ = name
+    return run
+
+
+for _name in ("fftn", "ifftn", "rfftn", "irfftn"):
+    register_kernel(_name, "any", _array_module_transform(_name))
+
+
+def _transform(name, x, sizes, dims, norm):
+    return backend_of(x).kernel(name, x)(x, sizes, dims, norm)
 
 
 def _fit(xp, a, dims, sizes):
@@ -63,9 +84,8 @@ class C2C(Node):
         self.args = (dims, forward, norm)
         self.in_sizes = tuple(x.shape[d] for d in dims)
         self.real_input = x.dtype.kind != "c"
-        xp = xp_of(x)
-        f = xp.fft.fftn if forward else xp.fft.ifftn
-        return f(x, s=sizes, axes=dims, norm=norm).astype(_complex_of(x.dtype), copy=False)
+        return _transform("fftn" if forward else "ifftn", x, sizes, dims, norm).astype(
+            _complex_of(x.dtype), copy=False)
 
     def backward(self, g):
         dims, forward, norm = self.args
@@ -78,8 +98,8 @@ class R2C(Node):
     def forward(self, x, dims, sizes, norm):
         self.args = (dims, sizes, norm)
         self.in_sizes = tuple(x.shape[d] for d in dims)
-        return xp_of(x).fft.rfftn(x, s=sizes, axes=dims, norm=norm).astype(
-            _complex_of(x.dtype), copy=False)
+        return _transform("rfftn", x, sizes, dims, norm).astype(_complex_of(x.dtype),
+                                                               copy=False)
 
     def backward(self, g):
         dims, sizes, norm = self.args
@@ -92,7 +112,7 @@ class C2R(Node):
     def forward(self, X, dims, sizes, norm):
         self.args = (dims, sizes, norm)
         self.in_sizes = tuple(X.shape[d] for d in dims)
-        out = xp_of(X).fft.irfftn(X, s=sizes, axes=dims, norm=norm)
+        out = _transform("irfftn", X, sizes, dims, norm)
         return out.astype(np.finfo(X.dtype).dtype, copy=False)
 
     def backward(self, g):

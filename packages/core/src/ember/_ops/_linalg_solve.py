@@ -110,6 +110,9 @@ def raise_for_info(fn, info, kind):
     if kind == "inv":
         raise LinAlgError(pre + f"The diagonal element {k} is zero, the inversion could not "
                           "be completed because the input matrix is singular.")
+    if kind == "gels":
+        raise LinAlgError(pre + "The least squares solution could not be computed because the "
+                          f"input matrix does not have full rank (error code: {k}).")
     if kind == "chol":
         raise LinAlgError(pre + "The factorization could not be completed because the input "
                           f"is not positive-definite (the leading minor of order {k} is not "
@@ -864,6 +867,20 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
+def _check_gels_full_rank(fn, a):
+    """LAPACK's gels factors ``a`` (QR, or LQ when it is wide) and fails, as PyTorch reports,
+    where a diagonal entry of the triangular factor is exactly zero (an exactly rank-deficient
+    matrix: a zero row or column, for example); the same factorization finds them here."""
+    xp = xp_of(a)
+    m, n = a.shape[-2:]
+    tall = a if m >= n else xp.conj(xp.swapaxes(a, -1, -2))
+    r = xp.linalg.qr(tall, mode="r")
+    diag = xp.diagonal(r, axis1=-2, axis2=-1)
+    zero = to_host(diag == 0).reshape(*a.shape[:-2], -1)
+    first = np.where(zero.any(-1), zero.argmax(-1) + 1, 0)
+    raise_for_info(fn, first, "gels")
+
+
 def lstsq(A, B, rcond=None, *, driver=None):
     """lstsq(A, B, rcond=None, *, driver=None) -> (Tensor, Tensor, Tensor, Tensor)
 
@@ -900,6 +917,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     real_dt = _dtype.from_numpy(A._data.dtype).to_real() if A.is_complex() else A.dtype
     if rcond is None:
         rcond = float(np.finfo(A._data.dtype).eps) * max(m, n)
+    if driver == "gels" and A._data.size:
+        _check_gels_full_rank(fn, A._data)
     S = svdvals(A.detach()) if A._data.size else empty((*A.shape[:-2], 0), dtype=real_dt)
     X = pinv(A, rtol=rcond) @ B2
     dev = A.device

@@ -34,13 +34,25 @@ _CumminResult = return_type("cummin")
 
 def _running(fn, x, dim, dtype):
     """``fn(x, axis=dim)`` for xp.cumsum or xp.cumprod: integers and bools in int64
-    (unless ``dtype`` is given), float16 accumulated in float32."""
+    (unless ``dtype`` is given); floats narrower than float64 (and complex64) accumulate in
+    double precision and are rounded once per output, as PyTorch's CPU kernels do (a float32
+    running sum would drift from PyTorch's by many ulps over long dims)."""
     dtype = _acc_dtype(x, dtype)
+    out_dtype = np.dtype(dtype or x.dtype)
     if x.ndim == 0:
-        return x.astype(dtype or x.dtype)
-    if x.dtype == np.float16:
-        return fn(x, axis=dim, dtype=np.float32).astype(np.float16)
+        return x.astype(out_dtype)
+    wide = _wide_accumulator(out_dtype)
+    if wide is not None:
+        return fn(x.astype(wide, copy=False), axis=dim).astype(out_dtype, copy=False)
     return fn(x, axis=dim, dtype=dtype)
+
+
+def _wide_accumulator(dtype):
+    """float64 for float16, bfloat16 (ml_dtypes' kind "V") and float32; complex128 for
+    complex64; None otherwise."""
+    if dtype.kind in "fV" and dtype.itemsize < 8:
+        return np.float64
+    return np.complex128 if dtype == np.complex64 else None
 
 
 class CumSum(Node):
@@ -60,7 +72,8 @@ class ReverseCumSum(Node):
         if x.ndim == 0:
             return x.copy()
         xp = xp_of(x)
-        return xp.ascontiguousarray(xp.flip(xp.cumsum(xp.flip(x, dim), axis=dim), dim))
+        return xp.ascontiguousarray(xp.flip(_running(xp.cumsum, xp.flip(x, dim), dim, None),
+                                            dim))
 
     def backward(self, g):
         return apply(CumSum, g, self.dim)

@@ -5,5 +5,11 @@ from emberaudio.models.squim.objective import (
     squim_objective_base,
     squim_objective_model,
 )
+from emberaudio.models.squim.subjective import (
+    SquimSubjective,
+    squim_subjective_base,
+    squim_subjective_model,
+)
 
-__all__ = ["SquimObjective", "squim_objective_base", "squim_objective_model"]
+__all__ = ["SquimObjective", "SquimSubjective", "squim_objective_base", "squim_objective_model",
+           "squim_subjective_base", "squim_subjective_model"]
