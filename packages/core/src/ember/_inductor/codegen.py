@@ -23,7 +23,7 @@ from ember._inductor.pointwise import Pointwise, c_number
 
 __all__ = ["Operand", "Step", "KernelSpec", "broadcast_block", "generate_source"]
 
-_PARALLEL_MIN = 65536  # below this many elements one thread is faster than waking the team
+_PARALLEL_MIN = 1 << 20  # below this, one thread beats waking (and waiting for) a team
 
 
 @dataclass(frozen=True)
