@@ -256,6 +256,28 @@ def test_special_values_non_contiguous_and_empty_inputs():
     assert tuple(ember.compile(f)(empty).shape) == (0, 3)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # eager sigmoid on NaN
+def test_special_values_through_the_vectorized_loop():
+    def f(x):
+        return (F.relu(x) + x.tanh() + (x * 0.5).exp() + x.sigmoid()).sin()
+
+    cf = ember.compile(f)
+    x = _rand(257, grad=False)  # whole SIMD vectors and a remainder
+    x[3], x[40], x[41], x[200] = float("nan"), float("inf"), -float("inf"), 0.0
+    np.testing.assert_allclose(cf(x).numpy(), f(x).numpy(), rtol=1e-6, atol=1e-6)
+    assert np.isnan(cf(x).numpy()[[3, 40]]).all()
+
+
+def test_openmp_chunks_cover_every_element():
+    from ember._inductor import codegen
+
+    n = codegen._PARALLEL_MIN + 3  # parallel, with a short last chunk
+    cf = ember.compile(chain10, options={"openmp": True})
+    x, w = _rand(n, low=0.5), _rand(n, seed=1, low=0.5)
+    _check_same(chain10, cf, x, w)
+    assert "omp parallel for" in cf.entries[0].kernels[0].source
+
+
 def test_in_place_change_of_a_saved_input_is_caught():
     def f(x, w):
         return (x * w).tanh()
@@ -430,7 +452,7 @@ def test_kernel_source_and_library_are_inspectable():
     cf = ember.compile(chain10)
     cf(_rand(3), _rand(3, seed=1))
     (k,) = cf.entries[0].kernels
-    assert "for (int64_t i = 0; i < n; i++)" in k.source and "tanhf" in k.source
+    assert "for (int64_t i = lo; i < hi; i++)" in k.source and "tanhf" in k.source
     assert os.path.exists(k.path)
     assert os.path.exists(k.path.split(".")[0] + ".c")
     assert os.path.dirname(k.path) == os.environ["EMBER_CACHE_DIR"]

@@ -88,8 +88,8 @@ class CompiledEntry:
         self.graph_module = None
         self.compiled = None
         self.kernels: list = []
-        self.arg_index: tuple = ()
         self.dynamic_key = None
+        self.run = None  # what a call runs: compiled, or its forward
         self.reason = None
         self.guards = ""
         self.compile_time = 0.0
@@ -167,6 +167,8 @@ class CompiledFunction:
         return tuple(bound.arguments.values()), tuple(bound.arguments)
 
     def _key(self, values, dynamic):
+        if not self._submodules:
+            return (_core.is_grad_enabled(), tuple([_value_key(v, dynamic) for v in values]))
         return (_core.is_grad_enabled(), tuple([m.training for m in self._submodules]),
                 tuple([_value_key(v, dynamic) for v in values]))
 
@@ -179,9 +181,9 @@ class CompiledFunction:
             entry = self._dynamic.get(dkey)
         if entry is None:
             return self._compile_and_run(values, names, key, args, kwargs)
-        if entry.compiled is None:
+        if entry.run is None:
             return self._fn(*args, **kwargs)
-        return entry.compiled(*[values[i] for i in entry.arg_index])
+        return entry.run(*values)
 
     def _compile_and_run(self, values, names, key, args, kwargs):
         dynamic = self.dynamic is True
@@ -208,7 +210,7 @@ class CompiledFunction:
         self.entries.append(entry)
         start = time.perf_counter()
         try:
-            gm, arg_index = self._trace(values, names)
+            gm = self._trace(values, names)
         except Exception as exc:  # noqa: BLE001 - any failure to trace is a graph break
             reason = f"{type(exc).__name__}: {exc}"
             entry.reason = reason
@@ -220,8 +222,8 @@ class CompiledFunction:
                                   f"{getattr(self, '__qualname__', 'the function')}: "
                                   f"{reason}") from exc
             return self._fn(*args, **kwargs)
-        entry.graph_module, entry.arg_index = gm, arg_index
-        inputs = [values[i] for i in arg_index]
+        entry.graph_module = gm
+        inputs = list(values)
         from ember._dynamo import backends
 
         try:
@@ -235,6 +237,10 @@ class CompiledFunction:
                 entry.dynamic_key if dynamic else key, None)
             raise
         entry.compiled, entry.kernels = compiled, kernels
+        # a GraphModule has no hooks of its own: call its forward, not Module.__call__
+        from ember.fx import GraphModule
+
+        entry.run = compiled.forward if isinstance(compiled, GraphModule) else compiled
         entry.compile_time = time.perf_counter() - start
         _debug(f"compiled {getattr(self, '__qualname__', '?')} "
                f"({'dynamic' if dynamic else 'static'} shapes, {len(kernels)} fused kernels, "
@@ -260,7 +266,7 @@ class CompiledFunction:
         if len(placeholders) != len(names):
             raise Unsupported(f"the graph has {len(placeholders)} inputs for {len(names)} "
                               "arguments (*args and **kwargs are not captured)")
-        return gm, tuple(range(len(names)))
+        return gm
 
 
 def _drop_specialisation_asserts(graph) -> None:

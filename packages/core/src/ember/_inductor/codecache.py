@@ -72,6 +72,40 @@ def _openmp_works(cc: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4)
+def _native_and_mvec(cc: str) -> tuple:
+    """(whether ``-march=native`` works, whether glibc's libmvec links)."""
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "t.c")
+        with open(src, "w") as f:
+            f.write("#pragma omp declare simd notinbranch\nfloat expf(float);\n"
+                    "void k(int n, float* x) {\n#pragma omp simd\n"
+                    "for (int i = 0; i < n; i++) x[i] = expf(x[i]); }\n")
+        out = os.path.join(d, "t.so")
+
+        def ok(*flags):
+            return subprocess.run([cc, "-O3", "-shared", "-fPIC", "-fopenmp-simd", *flags, src,
+                                   "-o", out], capture_output=True).returncode == 0
+
+        native = ok("-march=native")
+        mvec = ok(*(["-march=native"] if native else []), "-lmvec")
+        return native, mvec
+
+
+@functools.lru_cache(maxsize=1)
+def _cpu_name() -> str:
+    # -march=native binaries are for this CPU: a cache shared with another machine must
+    # not hand them over
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("model name", "flags")):
+                    return line
+    except OSError:
+        pass
+    return ""
+
+
+@functools.lru_cache(maxsize=4)
 def _compiler_version(cc: str) -> str:
     r = subprocess.run([cc, "--version"], capture_output=True, text=True)
     return r.stdout.splitlines()[0] if r.stdout else cc
@@ -79,16 +113,22 @@ def _compiler_version(cc: str) -> str:
 
 def compiler_flags(openmp: bool = True) -> list:
     """The compiler command's flags (``-fopenmp`` where ``openmp`` and the compiler has it)."""
+    cc = _compiler()
     flags = ["-O3", "-shared", "-fPIC", "-fno-strict-aliasing", "-fno-math-errno",
-             "-I" + sysconfig.get_paths()["include"]]
-    if openmp and _openmp_works(_compiler()):
+             "-fopenmp-simd", "-I" + sysconfig.get_paths()["include"]]
+    native, mvec = _native_and_mvec(cc)
+    if native:
+        flags.append("-march=native")
+    if mvec:
+        flags += ["-DEMBER_MVEC", "-lmvec"]
+    if openmp and _openmp_works(cc):
         flags.append("-fopenmp")
     return flags
 
 
 def _key(source: str, flags: list) -> str:
     h = hashlib.sha256()
-    for part in (source, " ".join(flags), _compiler_version(_compiler()),
+    for part in (source, " ".join(flags), _compiler_version(_compiler()), _cpu_name(),
                  sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version):
         h.update(part.encode())
         h.update(b"\0")
@@ -113,7 +153,9 @@ def _build(source: str, flags: list, so_path: str, c_path: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(so_path), prefix=".tmp-", suffix=".so")
     os.close(fd)
     try:
-        r = subprocess.run([_compiler(), *flags, c_path, "-o", tmp, "-lm"],
+        libs = [f for f in flags if f.startswith("-l")]  # after the source, for --as-needed
+        opts = [f for f in flags if not f.startswith("-l")]
+        r = subprocess.run([_compiler(), *opts, c_path, "-o", tmp, *libs, "-lm"],
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise CompileError(f"compiling {c_path} failed:\n{r.stderr[-4000:]}")

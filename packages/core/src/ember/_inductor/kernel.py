@@ -149,11 +149,11 @@ class _FusedNode(Node):
             if a.shape != domain or a.dtype != dtype or not a.flags.c_contiguous:
                 a = np.ascontiguousarray(np.broadcast_to(a, domain), dtype)
             gouts.append(a)
-        gins = [np.empty(domain, dtype) if nd else None for nd, _ in zip(need, ins)]
+        gins = [np.empty(domain, dtype) for _ in ins]  # every one: the loop stores all
         self.bwd(n, *ins, *gouts, *gins, *params)
         wrap = _core.make_tensor_from_array
-        return tuple(None if g is None else wrap(g if g.shape == a.shape else _sum_to(g, a.shape))
-                     for g, a in zip(gins, ins))
+        return tuple(wrap(g if g.shape == a.shape else _sum_to(g, a.shape)) if nd else None
+                     for g, a, nd in zip(gins, ins, need))
 
 
 def _replay_backward(kernel, saved, grads, need):
