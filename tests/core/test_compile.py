@@ -148,6 +148,34 @@ def test_broadcast_inputs_and_their_gradients():
     _check_same(lambda x, m: (x * m).exp(), ember.compile(lambda x, m: (x * m).exp()), x, mid)
 
 
+def test_trailing_sum_and_mean_over_the_last_dim_fuse():
+    def f(x, b):
+        h = (x * b).tanh()
+        return h.sum(-1), ember.mean(h * h + 1.0, dim=-1, keepdim=True), (x.exp() - b).sum(dim=1)
+
+    cf = ember.compile(f)
+    x, b = _rand(4, 7), _rand(7, seed=1)
+    for _ in range(2):
+        outs = _check_same(f, cf, x, b)
+    assert [tuple(o.shape) for o in outs] == [(4,), (4, 1), (4,)]
+    tails = [k.ops[-1] for k in cf.entries[0].kernels]
+    assert tails == ["sum_1", "mean", "sum_2"]
+    row = ember.compile(lambda v: (v * 2.0).exp().sum(-1))
+    v = _rand(9)
+    np.testing.assert_allclose(row(v).detach().numpy(), (v * 2.0).exp().sum(-1).detach().numpy(),
+                               rtol=1e-6)
+
+
+def test_reductions_over_other_dims_stay_eager():
+    def f(x):
+        return x.tanh().sum(0) + x.exp().mean()
+
+    cf = ember.compile(f)
+    x = _rand(3, 5)
+    _check_same(f, cf, x)
+    assert all(not k.ops[-1].startswith(("sum", "mean")) for k in cf.entries[0].kernels)
+
+
 def test_broadcast_that_is_not_one_block_stays_eager():
     def f(a, b):
         return (a * b).exp()

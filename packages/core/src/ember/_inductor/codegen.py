@@ -53,6 +53,9 @@ class KernelSpec:
     steps: list
     outputs: list  # indices of the steps that are the group's outputs
     openmp: bool = True
+    # a trailing sum or mean over the last domain dimension: (step index, scale), its
+    # result the last output (one value per row)
+    reduction: tuple | None = None
 
 
 def broadcast_block(shape, domain):
@@ -217,25 +220,42 @@ def _subst(template: str, operands, r="", g="") -> str:
     return template.format(a=names.get("a", ""), b=names.get("b", ""), r=r, g=g)
 
 
-def _loop(name: str, body: list, pointers: list, omp: bool) -> str:
+def _loop(name: str, body: list, pointers: list, omp: bool, reduce=None) -> str:
     """``<name>_loop(n, ptr, p)``: the elements in chunks, the chunks on OpenMP threads
     for large n (the vectorized loop is a function of its own: inside an OpenMP-outlined
-    loop gcc loses the pointers' ``restrict`` and stops vectorizing)."""
+    loop gcc loses the pointers' ``restrict`` and stops vectorizing). With ``reduce`` =
+    (row length K, accumulated value, scale, output), ``n`` counts rows of K elements and
+    each row's sum (times scale) is stored."""
     lines = [f"static void {name}_range(int64_t lo, int64_t hi, void** ptr, const int64_t* p) {{",
              "    (void)p;"]
     lines += [f"    {decl} = ({kind})ptr[{k}];" for k, (kind, decl) in enumerate(pointers)]
-    lines.append("    #pragma omp simd")
-    lines.append("    for (int64_t i = lo; i < hi; i++) {")
-    lines += ["        " + s for s in body]
-    lines += ["    }", "}", "",
+    chunk = _CHUNK
+    if reduce is None:
+        lines.append("    #pragma omp simd")
+        lines.append("    for (int64_t i = lo; i < hi; i++) {")
+        lines += ["        " + s for s in body]
+        lines += ["    }"]
+    else:
+        k, acc, scale, out = reduce
+        chunk = max(1, _CHUNK // max(k, 1))
+        lines += ["    for (int64_t row = lo; row < hi; row++) {",
+                  "        T acc = 0;",
+                  "        #pragma omp simd reduction(+:acc)",
+                  f"        for (int64_t j = 0; j < {k}; j++) {{",
+                  f"            const int64_t i = row * {k} + j;"]
+        lines += ["            " + s for s in body]
+        lines += [f"            acc += {acc};", "        }",
+                  f"        {out}[row] = acc * {scale};", "    }"]
+    lines += ["}", "",
               f"static void {name}_loop(int64_t n, void** ptr, const int64_t* p) {{"]
     if omp:
-        lines += [f"    if (n >= {_PARALLEL_MIN}) {{",
-                  f"        int64_t chunks = (n + {_CHUNK - 1}) / {_CHUNK};",
+        threshold = _PARALLEL_MIN if reduce is None else max(1, _PARALLEL_MIN // max(reduce[0], 1))
+        lines += [f"    if (n >= {threshold}) {{",
+                  f"        int64_t chunks = (n + {chunk - 1}) / {chunk};",
                   "        #pragma omp parallel for schedule(static)",
                   "        for (int64_t c = 0; c < chunks; c++) {",
-                  f"            int64_t hi = (c + 1) * {_CHUNK};",
-                  f"            {name}_range(c * {_CHUNK}, hi < n ? hi : n, ptr, p);",
+                  f"            int64_t hi = (c + 1) * {chunk};",
+                  f"            {name}_range(c * {chunk}, hi < n ? hi : n, ptr, p);",
                   "        }",
                   "        return;",
                   "    }"]
@@ -253,7 +273,8 @@ def _forward_steps(spec: KernelSpec, inputs: list) -> list:
 
 def generate_source(spec: KernelSpec) -> str:
     """The C file of a kernel module (its module name still ``@MODULE@``)."""
-    nin, nout = len(spec.blocks), len(spec.outputs)
+    nin, nfull = len(spec.blocks), len(spec.outputs)
+    nout = nfull + (spec.reduction is not None)
     idx, nparams = _index_exprs(spec)
     inputs = [f"x{k}" for k in range(nin)]
     loads = [f"const T x{k} = in{k}[{idx[k]}];" for k in range(nin)]
@@ -262,6 +283,10 @@ def generate_source(spec: KernelSpec) -> str:
                 + [("T* restrict", f"T* restrict out{k}") for k in range(nout)])
     fwd_body = loads + _forward_steps(spec, inputs) + [
         f"out{k}[i] = t{j};" for k, j in enumerate(spec.outputs)]
+    reduce = None
+    if spec.reduction is not None:
+        step, scale = spec.reduction
+        reduce = (spec.domain[-1], f"t{step}", c_number(scale), f"out{nfull}")
 
     bwd_ptrs = ([("const T* restrict", f"const T* restrict in{k}") for k in range(nin)]
                 + [("const T* restrict", f"const T* restrict gout{k}") for k in range(nout)]
@@ -270,6 +295,9 @@ def generate_source(spec: KernelSpec) -> str:
     bwd_body += [f"T d{j} = 0;" for j in range(len(spec.steps))]
     bwd_body += [f"T e{k} = 0;" for k in range(nin)]
     bwd_body += [f"d{j} += gout{k}[i];" for k, j in enumerate(spec.outputs)]
+    if reduce is not None:  # the reduced value's gradient, broadcast back along its row
+        bwd_body.append(f"d{spec.reduction[0]} += gout{nfull}[i / {spec.domain[-1]}] * "
+                        f"{reduce[2]};")
     for j in reversed(range(len(spec.steps))):
         step = spec.steps[j]
         args = [_arg(o, inputs) for o in step.operands]
@@ -290,7 +318,7 @@ def generate_source(spec: KernelSpec) -> str:
     parts = ["/* generated by ember.compile (ember._inductor.codegen) */",
              "#define PY_SSIZE_T_CLEAN", "#include <Python.h>", "#include <math.h>",
              "#include <stdint.h>", _mvec_declarations(), _HEADER[spec.dtype] + _HELPERS,
-             _loop("forward", fwd_body, fwd_ptrs, spec.openmp),
+             _loop("forward", fwd_body, fwd_ptrs, spec.openmp, reduce),
              entry("forward", nin + nout, nin),
              _loop("backward", bwd_body, bwd_ptrs, spec.openmp),
              entry("backward", 2 * nin + nout, nin + nout),

@@ -21,7 +21,7 @@ import operator
 from ember._inductor import codecache
 from ember._inductor.codegen import KernelSpec, Operand, Step, broadcast_block, generate_source
 from ember._inductor.kernel import FusedKernel
-from ember._inductor.pointwise import match
+from ember._inductor.pointwise import match, match_reduction
 
 __all__ = ["fuse_graph", "run_node"]
 
@@ -45,6 +45,7 @@ class _Group:
         self.matched: dict = {}
         self.mask = 0  # bits of the members' positions
         self.anc = 0  # bits of the members' ancestors (and the members)
+        self.tail = None  # (node, kind, keepdim, reduced member): a trailing sum/mean
 
 
 def _partition(graph, root):
@@ -63,6 +64,8 @@ def _partition(graph, root):
         ancestors[n] = anc
         hit = match(n, root)
         meta = _meta(n)
+        if hit is None and meta is not None and n.all_input_nodes:
+            _take_reduction(n, meta, group_of, position, anc)
         if hit is None or meta is None or meta[1] not in _FLOATS:
             continue
         op, operands = hit
@@ -79,7 +82,7 @@ def _partition(graph, root):
         chosen = None
         for u in tensors:
             g = group_of.get(u)
-            if g is None or g.shape != shape or g.dtype != dtype or g is chosen:
+            if g is None or g.shape != shape or g.dtype != dtype or g is chosen or g.tail:
                 continue
             if all(group_of.get(v) is g or not (ancestors[v] & g.mask) for v in tensors):
                 chosen = g
@@ -92,7 +95,7 @@ def _partition(graph, root):
             # one (no path either way): the groups merge
             for u in tensors:
                 h = group_of.get(u)
-                if h is None or h is chosen or h.shape != shape or h.dtype != dtype:
+                if h is None or h is chosen or h.shape != shape or h.dtype != dtype or h.tail:
                     continue
                 if (h.anc & chosen.mask) or (chosen.anc & h.mask) or any(
                         group_of.get(v) not in (chosen, h) and ancestors[v] & h.mask
@@ -114,6 +117,23 @@ def _partition(graph, root):
     for i, g in enumerate(groups):
         g.index = i
     return groups, group_of
+
+
+def _take_reduction(n, meta, group_of, position, anc) -> None:
+    """Make ``n`` the tail of its input's group when it is a sum or mean over the last
+    dimension of that group's domain (the group then takes no more members: a member
+    after the tail could need the tail's value inside the loop that computes it)."""
+    u = n.all_input_nodes[0]
+    g = group_of.get(u)
+    if g is None or g.tail or not g.shape or g.shape[-1] == 0 or meta[1] != g.dtype \
+            or _meta(u) is None or _meta(u)[0] != g.shape:
+        return
+    hit = match_reduction(n, len(g.shape))
+    if hit is None or hit[2] is not u:
+        return
+    g.tail = (n, hit[0], hit[1], u)
+    g.mask |= 1 << position[n]
+    g.anc |= anc
 
 
 def run_node(node, env, root):
@@ -155,31 +175,42 @@ def _kernel_for(group, root, dynamic, openmp):
                 ops.append(Operand("c", o))
         step_of[n] = len(steps)
         steps.append(Step(op, tuple(ops), n.name))
-    outputs = [n for n in group.members if any(u not in members for u in n.users)]
-    if not outputs:
+    tail = group.tail
+    outside = members | ({tail[0]} if tail else set())
+    outputs = [n for n in group.members if any(u not in outside for u in n.users)]
+    if not outputs and tail is None:
         return None  # nothing outside uses the group: its ops are dead code
     shapes = [_meta(i)[0] for i in inputs]
     blocks = [broadcast_block(s, group.shape) for s in shapes]
     domain = group.shape
-    if dynamic and any(s == group.shape for s in shapes):
+    reduction = None
+    if tail is not None:
+        k = group.shape[-1]
+        reduction = (step_of[tail[3]], 1.0 if tail[1] == "sum" else 1.0 / k)
+    if dynamic and tail is None and any(s == group.shape for s in shapes):
         blocks = ["full" if s == group.shape else b for s, b in zip(shapes, blocks)]
         domain = None
     spec = KernelSpec(group.dtype, blocks, domain, steps, [step_of[n] for n in outputs],
-                      openmp=openmp)
+                      openmp=openmp, reduction=reduction)
+    reduced_shape = None
+    if tail is not None:
+        reduced_shape = group.shape[:-1] + ((1,) if tail[2] else ())
+        outputs = outputs + [tail[0]]
     source = generate_source(spec)
     module, path = codecache.load_kernel(source, openmp)
 
     def replay(*tensors):
         env = dict(zip(inputs, tensors))
-        for n in group.members:
+        for n in group.members + ([tail[0]] if tail else []):
             env[n] = run_node(n, env, root)
         out = tuple(env[n] for n in outputs)
         return out if len(out) > 1 else out[0]
 
-    names = "_".join(dict.fromkeys(s.op.name for s in steps))[:40]
-    name = f"fused_{names}_{group.index}"
+    names = "_".join(dict.fromkeys([s.op.name for s in steps] + ([tail[1]] if tail else [])))
+    name = f"fused_{names[:40]}_{group.index}"
     kernel = FusedKernel(name, spec, module, path, source, shapes, replay,
-                         [n.name for n in group.members])
+                         [n.name for n in group.members] + ([tail[0].name] if tail else []),
+                         reduced_shape)
     return kernel, inputs, outputs
 
 
@@ -190,8 +221,9 @@ def _emit_order(graph, groups, group_of):
     position = {n: i for i, n in enumerate(nodes)}
     unit_of = {}
     units = []
+    tails = {g.tail[0]: g for g in groups if g.tail}
     for n in nodes:
-        g = group_of.get(n)
+        g = group_of.get(n) or tails.get(n)
         if g is None:
             unit_of[n] = len(units)
             units.append(("node", n))
@@ -209,8 +241,8 @@ def _emit_order(graph, groups, group_of):
             if v != u:
                 deps[u].add(v)
                 users[v].add(u)
-    key = [position[n] if kind == "node" else position[n.members[-1]]
-           for kind, n in units]
+    key = [position[n] if kind == "node" else
+           position[n.tail[0] if n.tail else n.members[-1]] for kind, n in units]
     ready = [(key[u], u) for u in range(len(units)) if not deps[u]]
     heapq.heapify(ready)
     order = []
@@ -244,6 +276,7 @@ def fuse_graph(gm, *, dynamic=False, openmp=True, reasons=None):
         if built[g.index] is None:
             for n in g.members:
                 group_of.pop(n, None)
+            g.tail = None
     groups = [g for g in groups if built[g.index] is not None]
     new = Graph()
     env: dict = {}

@@ -47,13 +47,15 @@ class FusedKernel:
         ops: the fx node names of the fused ops, in order.
     """
 
-    def __init__(self, name, spec, module, path, source, input_shapes, replay, ops):
+    def __init__(self, name, spec, module, path, source, input_shapes, replay, ops,
+                 reduced_shape=None):
         self.__name__ = self.__qualname__ = name
         self.__module__ = "ember._inductor"
         self.name, self.spec, self.source, self.path, self.ops = name, spec, source, path, ops
         self._replay = replay
         self._dtype = np.dtype(spec.dtype)
-        self._nout = len(spec.outputs)
+        self._nout = len(spec.outputs)  # full-size outputs
+        self._reduced = reduced_shape  # the shape of the trailing sum/mean, or None
         self._input_shapes = tuple(tuple(s) for s in input_shapes)
         self._dynamic = spec.domain is None
         if self._dynamic:
@@ -122,6 +124,11 @@ class _FusedNode(Node):
         self.layout = layout = args[-1]
         n, domain, params = layout
         arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in args[:-1]]
+        if k._reduced is not None:
+            outs = [np.empty(domain, k._dtype) for _ in range(k._nout)]
+            red = np.empty(k._reduced, k._dtype)
+            self.fwd(n // domain[-1], *arrays, *outs, red, *params)
+            return tuple(outs) + (red,) if outs else red
         if k._nout == 1:
             out = np.empty(domain, k._dtype)
             self.fwd(n, *arrays, out, *params)
@@ -141,13 +148,14 @@ class _FusedNode(Node):
         ins = [s._data if s._data.flags.c_contiguous else np.ascontiguousarray(s._data)
                for s in saved]
         gouts = []
-        for g in grads:
+        shapes = (domain,) * k._nout + ((k._reduced,) if k._reduced is not None else ())
+        for g, shape in zip(grads, shapes):
             if g is None:
-                gouts.append(np.zeros(domain, dtype))
+                gouts.append(np.zeros(shape, dtype))
                 continue
             a = g._data
-            if a.shape != domain or a.dtype != dtype or not a.flags.c_contiguous:
-                a = np.ascontiguousarray(np.broadcast_to(a, domain), dtype)
+            if a.shape != shape or a.dtype != dtype or not a.flags.c_contiguous:
+                a = np.ascontiguousarray(np.broadcast_to(a, shape), dtype)
             gouts.append(a)
         gins = [np.empty(domain, dtype) for _ in ins]  # every one: the loop stores all
         self.bwd(n, *ins, *gouts, *gins, *params)

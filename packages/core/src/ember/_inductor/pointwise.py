@@ -266,3 +266,32 @@ def match(node, root=None):
     if bound is None:
         return None
     return _resolve(name, bound)
+
+
+def match_reduction(node, ndim: int):
+    """``(kind, keepdim, input)`` for a sum or mean over the last of ``ndim`` dimensions
+    (``x.sum(-1)``, ``ember.mean(x, dim=-1, keepdim=True)``), else None."""
+    from ember.fx.node import Node
+
+    if node.op == "call_method":
+        name = node.target
+    elif node.op == "call_function":
+        import ember
+
+        name = next((n for n in ("sum", "mean") if getattr(ember, n) is node.target), None)
+    else:
+        return None
+    if name not in ("sum", "mean") or not node.args or not isinstance(node.args[0], Node):
+        return None
+    names = ("input", "dim", "keepdim")
+    if len(node.args) > 3 or any(k not in names[1:] for k in node.kwargs):
+        return None
+    bound = {"keepdim": False, **dict(zip(names, node.args)), **node.kwargs}
+    dim = bound.get("dim")
+    if isinstance(dim, (tuple, list)) and len(dim) == 1:
+        dim = dim[0]
+    if not isinstance(dim, int) or isinstance(dim, bool) or dim not in (-1, ndim - 1):
+        return None
+    if not isinstance(bound["keepdim"], bool):
+        return None
+    return name, bound["keepdim"], bound["input"]
