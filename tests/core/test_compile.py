@@ -435,6 +435,22 @@ def test_fullgraph_raises_naming_the_reason():
                                (_rand(3).tanh() * 3).detach().numpy())
 
 
+def test_hooks_of_traced_through_modules_fall_back():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Tanh())
+    seen = []
+    model.register_forward_hook(lambda m, args, out: seen.append(out.shape))
+    opt = ember.compile(model)
+    x = _rand(2, 3, grad=False)
+    np.testing.assert_allclose(opt(x).detach().numpy(), model(x).detach().numpy())
+    assert len(seen) == 2 and "hooks on the module" in opt._ember_compiled.reasons[0]
+    leaf = nn.Sequential(nn.Linear(3, 3), nn.Tanh())
+    leaf[0].register_forward_hook(lambda m, args, out: seen.append("leaf"))
+    opt2 = ember.compile(leaf)
+    opt2(x)
+    opt2(x)
+    assert seen.count("leaf") == 2 and opt2._ember_compiled.compile_count == 1
+
+
 def test_unsupported_ops_stay_eager_inside_the_graph():
     def f(x):
         y = x.cumsum(0) * 2.0

@@ -114,6 +114,8 @@ class CompiledFunction:
                  options=None, recompile_limit=None, name=None):
         self._fn = fn
         self._module = module
+        # what runs eagerly: for a module its __call__ (its hooks run, as without compile)
+        self._eager = module if module is not None else fn
         self.fullgraph, self.dynamic, self.backend = fullgraph, dynamic, backend
         self.options = dict(options or {})
         self.recompile_limit = recompile_limit
@@ -182,7 +184,7 @@ class CompiledFunction:
         if entry is None:
             return self._compile_and_run(values, names, key, args, kwargs)
         if entry.run is None:
-            return self._fn(*args, **kwargs)
+            return self._eager(*args, **kwargs)
         return entry.run(*values)
 
     def _compile_and_run(self, values, names, key, args, kwargs):
@@ -201,7 +203,7 @@ class CompiledFunction:
                        f"{getattr(self, '__qualname__', '?')}: new inputs run eagerly")
                 self.reasons.append(msg)
                 warnings.warn(msg, UserWarning, stacklevel=3)
-            return self._fn(*args, **kwargs)
+            return self._eager(*args, **kwargs)
         entry = CompiledEntry(key, dynamic)
         entry.dynamic_key = self._key(values, True)
         entry.guards = _describe_guards(self, values, names, dynamic)
@@ -221,7 +223,7 @@ class CompiledFunction:
                 raise Unsupported(f"ember.compile(fullgraph=True) cannot capture "
                                   f"{getattr(self, '__qualname__', 'the function')}: "
                                   f"{reason}") from exc
-            return self._fn(*args, **kwargs)
+            return self._eager(*args, **kwargs)
         entry.graph_module = gm
         inputs = list(values)
         from ember._dynamo import backends
@@ -258,6 +260,14 @@ class CompiledFunction:
             names = tuple(self._signature.parameters)
         concrete = {n: v for n, v in zip(names, values) if not _traced(v)}
         tracer = Tracer()
+        if self._module is not None:
+            # the tracer calls forward itself, so hooks of traced-through modules would not run
+            for qualname, m in self._module.named_modules():
+                hooked = any(getattr(m, h, None) for h in
+                             ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks"))
+                if hooked and (m is self._module or not tracer.is_leaf_module(m, qualname)):
+                    raise Unsupported(f"hooks on {qualname or 'the module'} "
+                                      f"({type(m).__name__}) are not captured")
         root = self._module if self._module is not None else self._fn
         graph = tracer.trace(root, concrete_args=concrete or None)
         _drop_specialisation_asserts(graph)
