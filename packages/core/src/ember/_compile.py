@@ -17,7 +17,7 @@ _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "m
 
 
 def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: A001
-            dynamic: bool | None = None, backend: str | Callable | None = "inductor",
+            dynamic: bool | None = None, backend: str | Callable | None = None,
             mode: str | None = None, options: dict | None = None, name: str | None = None,
             disable: bool = False, recompile_limit: int | None = None,
             isolate_recompiles: bool = False, shapes_spec: Any = None):
@@ -39,7 +39,8 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: 
         dynamic (bool or None): ``False`` specialises on every shape (a new shape
             recompiles); ``True`` compiles kernels for any size of the same ranks; ``None``
             (default) specialises first and compiles for any size when a shape changes.
-        backend (str or Callable): ``"inductor"`` (fused C kernels), ``"eager"`` or
+        backend (str or Callable): ``"inductor"`` (fused C kernels; None means it, as in
+            PyTorch), ``"eager"`` or
             ``"aot_eager"`` (the captured graph, op by op), or ``backend(gm,
             example_inputs) -> callable``.
         mode (str): PyTorch's modes, accepted (ember has one way of compiling).
