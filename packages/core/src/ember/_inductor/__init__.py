@@ -10,7 +10,7 @@ graph fused into C kernels, compiled once and cached on disk.
 
 from __future__ import annotations
 
-__all__ = ["compile_fx", "config"]
+__all__ = ["compile_fx", "check_options", "OPTIONS"]
 
 # options ember's compiler reads; PyTorch's other common options are accepted and unused
 OPTIONS = {"openmp": True, "fuse": True}
