@@ -269,7 +269,8 @@ def fuse_graph(gm, *, dynamic=False, openmp=True, reasons=None):
     for g in groups:
         try:
             built[g.index] = _kernel_for(g, gm, dynamic, openmp)
-        except codecache.CompileError as exc:
+        except (codecache.CompileError, OSError, ImportError) as exc:
+            # no compiler, a compiler that fails, a library that does not load
             built[g.index] = None
             if reasons is not None:
                 reasons.append(f"group of {[n.name for n in g.members]} left eager: {exc}")
