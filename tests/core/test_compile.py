@@ -533,6 +533,29 @@ def test_a_second_process_compiles_nothing(tmp_path):
     assert not [n for n in names if n.startswith(".tmp-")]
 
 
+def test_reset_forgets_graphs_and_reloads_kernels_from_disk(monkeypatch):
+    from ember._dynamo import config
+
+    def f(x):
+        return (x * 1.7).sin().exp()
+
+    cf = ember.compile(f)
+    x = _rand(6)
+    cf(x)
+    assert cf.compile_count == 1
+    ember._dynamo.reset()
+    assert cf.entries == []
+    before = dict(codecache.counters)
+    _check_same(f, cf, x)
+    assert codecache.counters["disk_hits"] == before["disk_hits"] + 1
+    assert codecache.counters["compiled"] == before["compiled"]
+    monkeypatch.setattr(config, "recompile_limit", 1)
+    g = ember.compile(f, dynamic=False)
+    g(x)
+    with pytest.warns(UserWarning, match=r"recompile_limit \(1\)"):
+        g(_rand(7))
+
+
 def test_cache_dir_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "a"))
     assert codecache.cache_dir() == str(tmp_path / "a")
