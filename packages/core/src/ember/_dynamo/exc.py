@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["TorchDynamoException", "Unsupported", "InvalidBackend", "RecompileLimitExceeded"]
+__all__ = ["TorchDynamoException", "Unsupported", "InvalidBackend"]
 
 
 class TorchDynamoException(RuntimeError):
@@ -19,7 +19,3 @@ class InvalidBackend(TorchDynamoException):
     def __init__(self, name) -> None:
         super().__init__(f"Invalid backend: {name!r}, see `ember._dynamo.list_backends()` for "
                          "available backends.")
-
-
-class RecompileLimitExceeded(Unsupported):
-    """More guard sets than ``recompile_limit`` with ``fullgraph=True``."""
