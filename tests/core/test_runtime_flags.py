@@ -178,16 +178,16 @@ def test_get_device_module():
         ember.get_device_module("xyz")
 
 
-def test_compile_returns_the_model_and_warns_once(monkeypatch):
-    from ember import _compile
-
-    monkeypatch.setattr(_compile, "_warned", [False])
+def test_compile_wraps_the_model_and_runs_it(monkeypatch, tmp_path):
+    # (tests/core/test_compile.py has the compiler's own tests)
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
     model = ember.nn.Linear(3, 2)
-    with pytest.warns(UserWarning, match="runs eagerly"):
-        assert ember.compile(model) is model
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert ember.compile(model, mode="max-autotune") is model
+        opt = ember.compile(model, mode="max-autotune")
+        assert opt._orig_mod is model
+        x = ember.ones(4, 3)
+        assert opt(x).tolist() == model(x).tolist()
 
         @ember.compile(fullgraph=True)
         def f(x):

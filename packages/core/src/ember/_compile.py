@@ -1,25 +1,19 @@
-"""``ember.compile``: PyTorch's ``torch.compile``, without a compiler.
+"""``ember.compile``: PyTorch's ``torch.compile``.
 
-NOTE [ compile runs eagerly ]
-A PyTorch program calls ``model = torch.compile(model)`` and expects a callable that
-computes what ``model`` computes, faster. ember has no graph compiler (graph capture is
-issue 23), so ``ember.compile`` returns ``model`` itself, unchanged, and warns once per
-process that it runs eagerly: what ``torch.compile(model, backend="eager")`` does (it
-captures the graph and runs it op by op). The results are the model's own; only the speed
-of a compiled PyTorch model is missing. ``disable=True`` returns the model silently, as in
-PyTorch. Unlike PyTorch's wrapper, the returned module has no ``_orig_mod`` and its
-``state_dict`` keys have no ``_orig_mod.`` prefix.
+The forward is captured by ember.fx (``ember._dynamo``: guards, recompiles, fallback to
+eager) and its chains of elementwise ops are fused into C kernels compiled once and cached
+on disk (``ember._inductor``); docs/compile.md says what is captured, what falls back and
+how to look at the graphs and kernels.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 __all__ = ["compile"]
 
-_warned = [False]
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
 
 def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: A001
@@ -27,35 +21,81 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: 
             mode: str | None = None, options: dict | None = None, name: str | None = None,
             disable: bool = False, recompile_limit: int | None = None,
             isolate_recompiles: bool = False, shapes_spec: Any = None):
-    """Return ``model`` (a module or a function) unchanged: ember has no compiler and runs it
-    eagerly (NOTE [ compile runs eagerly ] in ``ember._compile``). Warns once per process.
-    Used as a decorator (``@ember.compile`` or ``@ember.compile(mode=...)``) it returns the
-    function.
+    """Compile ``model`` (a module or a function): the returned callable computes what
+    ``model`` computes, with its elementwise ops fused into generated C kernels.
+
+    The first call for each new kind of input (dtype, device, requires_grad, shape, grad
+    mode, the Python values of non-tensor arguments) traces the forward with ember.fx and
+    compiles it; later calls with the same kind of input run the compiled graph. Forward
+    and backward of the fused ops are compiled; everything else runs as eager ops.
+    Where the forward cannot be captured (control flow on a tensor's value ...), calls run
+    eagerly and the reason is kept (``EMBER_COMPILE_DEBUG=1`` prints it).
 
     Args:
-        model (Callable): the module or function.
-        fullgraph, dynamic, backend, mode, options, name, recompile_limit,
-        isolate_recompiles, shapes_spec: PyTorch's compiler options, accepted and unused.
-        disable (bool): return ``model`` without the warning.
+        model (Callable): the module or function; omitted, ``compile`` returns a
+            decorator (``@ember.compile(dynamic=True)``).
+        fullgraph (bool): raise ``ember._dynamo.exc.Unsupported`` instead of running
+            eagerly where the forward cannot be captured.
+        dynamic (bool or None): ``False`` specialises on every shape (a new shape
+            recompiles); ``True`` compiles kernels for any size of the same ranks; ``None``
+            (default) specialises first and compiles for any size when a shape changes.
+        backend (str or Callable): ``"inductor"`` (fused C kernels; None means it, as in
+            PyTorch), ``"eager"`` or
+            ``"aot_eager"`` (the captured graph, op by op), or ``backend(gm,
+            example_inputs) -> callable``.
+        mode (str): PyTorch's modes, accepted (ember has one way of compiling).
+        options (dict): ``{"openmp": False}`` compiles kernels single-threaded,
+            ``{"fuse": False}`` captures without fusing; PyTorch's common inductor
+            options are accepted and unused.
+        name (str): the name of the compiled function.
+        disable (bool): return ``model`` itself.
+        recompile_limit (int): guard sets per function before new inputs run eagerly
+            (default ``ember._dynamo.config.recompile_limit``, 8).
+        isolate_recompiles, shapes_spec: PyTorch's, accepted and unused.
+
+    Returns:
+        for a module, an ``OptimizedModule`` (its ``_orig_mod`` is ``model``; its
+        ``state_dict`` keys are prefixed ``_orig_mod.``); for a function, a callable
+        wrapping it.
 
     Example::
 
-        >>> model = ember.compile(model)   # runs eagerly, the same numbers
+        >>> model = ember.compile(model)
+        >>> loss = model(x).sum(); loss.backward()
     """
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    from ember._dynamo.backends import lookup_backend
+    from ember._inductor import check_options
+
+    check_options(options)
+    backend = lookup_backend(backend)
+    if recompile_limit is not None and (not isinstance(recompile_limit, int)
+                                        or recompile_limit < 1):
+        raise ValueError(f"compile(): recompile_limit must be a positive int, got "
+                         f"{recompile_limit!r}")
     if model is None:
         def decorator(fn):
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
-                           mode=mode, options=options, name=name, disable=disable)
+                           mode=mode, options=options, name=name, disable=disable,
+                           recompile_limit=recompile_limit)
 
         return decorator
     if not callable(model):
         raise RuntimeError(f"compile(): expected a callable, got {type(model).__name__}")
-    if not disable and not _warned[0]:
-        _warned[0] = True
-        warnings.warn("ember.compile: ember has no graph compiler; the model runs eagerly, "
-                      "unchanged (like torch.compile(backend='eager'))", UserWarning,
-                      stacklevel=2)
-    return model
+    if disable:
+        return model
+    from ember._dynamo.eval_frame import CompiledFunction
+    from ember.nn import Module
+
+    settings = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, options=options,
+                    recompile_limit=recompile_limit, name=name)
+    if isinstance(model, Module):
+        from ember._dynamo import eval_frame
+
+        return eval_frame.OptimizedModule(model, CompiledFunction(model.forward, module=model,
+                                                                  **settings))
+    return CompiledFunction(model, **settings)

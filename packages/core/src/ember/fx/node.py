@@ -389,7 +389,12 @@ def map_aggregate(a, fn: Callable[[Any], Any]):
     lists, dicts and slices are traversed; lists and dicts come back immutable)."""
     if isinstance(a, tuple):
         t = tuple(map_aggregate(e, fn) for e in a)
-        return t if not hasattr(a, "_fields") else type(a)(*t)
+        if not hasattr(a, "_fields"):
+            return t
+        try:
+            return type(a)(*t)  # a namedtuple
+        except TypeError:
+            return type(a)(t)  # a return type built from one sequence (ember.return_types)
     if isinstance(a, list):
         return immutable_list(map_aggregate(e, fn) for e in a)
     if isinstance(a, dict):
