@@ -274,3 +274,23 @@ def test_gradcheck_through_mfcc_and_pitch_shift():
     assert gradcheck(mfcc, (x,))
     shift = T.PitchShift(8000, 12, n_fft=64).to(ember.float64)
     assert gradcheck(shift, (x,))
+
+
+@pytest.mark.parametrize("shape", ["linear", "exponential", "logarithmic", "quarter_sine",
+                                   "half_sine"])
+def test_fade_function_is_the_transform(shape):
+    import emberaudio.functional as AF
+    import emberaudio.transforms as AT
+
+    wave = ember.tensor(np.random.default_rng(0).standard_normal((2, 50)).astype(np.float32))
+    got = AF.fade(wave, 10, 7, shape)
+    np.testing.assert_array_equal(got.numpy(), AT.Fade(10, 7, shape)(wave).numpy())
+    # the untouched middle is the waveform; the ends start and end at the curve's limits
+    np.testing.assert_array_equal(got[:, 10:43].numpy(), wave[:, 10:43].numpy())
+    if shape == "linear":
+        np.testing.assert_allclose(got[:, :10].numpy(),
+                                   wave[:, :10].numpy() * np.linspace(0, 1, 10), rtol=1e-6)
+    with pytest.raises(ValueError, match="longer than the waveform"):
+        AF.fade(wave, 51, 0, shape)
+    with pytest.raises(ValueError, match="fade_shape must be one of"):
+        AF.fade(wave, 1, 1, "cubic")

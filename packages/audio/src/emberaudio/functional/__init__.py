@@ -1,7 +1,7 @@
 """emberaudio.functional: audio ops as functions on ember tensors, in torchaudio's names."""
 
 from emberaudio.functional._alignment import TokenSpan, forced_align, merge_tokens
-from emberaudio.functional._effects import apply_codec, dither, vad
+from emberaudio.functional._effects import apply_codec, dither, fade, vad
 from emberaudio.functional._multichannel import (
     apply_beamforming,
     frechet_distance,
@@ -74,7 +74,7 @@ __all__ = [
     "gain", "highpass_biquad", "lfilter", "linear_fbanks", "loudness", "lowpass_biquad",
     "mask_along_axis", "mask_along_axis_iid", "melscale_fbanks", "mu_law_decoding",
     "mu_law_encoding", "overdrive", "phaser", "preemphasis", "resample", "riaa_biquad", "rnnt_loss",
-    "sliding_window_cmn", "speed", "treble_biquad",
+    "sliding_window_cmn", "speed", "treble_biquad", "fade",
     "apply_beamforming", "apply_codec", "dither", "fftconvolve", "frechet_distance", "griffinlim",
     "inverse_spectrogram", "mvdr_weights_rtf", "mvdr_weights_souden", "phase_vocoder",
     "pitch_shift", "psd", "rtf_evd", "rtf_power", "spectral_centroid", "spectrogram", "vad",

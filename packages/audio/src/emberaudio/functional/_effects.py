@@ -18,7 +18,9 @@ import warnings
 import ember
 from emberaudio.functional._spectral import _pack
 
-__all__ = ["apply_codec", "dither", "vad"]
+__all__ = ["apply_codec", "dither", "fade", "vad"]
+
+FADE_SHAPES = ("linear", "exponential", "logarithmic", "quarter_sine", "half_sine")
 
 
 def _measure(measure_len_ws: int, samples: ember.Tensor, spectrum: ember.Tensor,
@@ -321,3 +323,52 @@ def apply_codec(waveform: ember.Tensor, sample_rate: int, format: str,
     if rate != sample_rate:
         augmented = resample(augmented, rate, sample_rate)
     return augmented.to(waveform.device)
+
+
+def _fade_in_curve(length, n, shape, device):
+    fade = ember.linspace(0, 1, n, device=device)
+    ones = ember.ones(length - n, device=device)
+    if shape == "exponential":
+        fade = ember.pow(2, fade - 1) * fade
+    elif shape == "logarithmic":
+        fade = ember.log10(0.1 + fade) + 1
+    elif shape == "quarter_sine":
+        fade = ember.sin(fade * math.pi / 2)
+    elif shape == "half_sine":
+        fade = ember.sin(fade * math.pi - math.pi / 2) / 2 + 0.5
+    return ember.cat((fade, ones)).clamp(0, 1)
+
+
+def _fade_out_curve(length, n, shape, device):
+    fade = ember.linspace(0, 1, n, device=device)
+    ones = ember.ones(length - n, device=device)
+    if shape == "linear":
+        fade = -fade + 1
+    elif shape == "exponential":
+        fade = ember.pow(2, -fade) * (1 - fade)
+    elif shape == "logarithmic":
+        fade = ember.log10(1.1 - fade) + 1
+    elif shape == "quarter_sine":
+        fade = ember.sin(fade * math.pi / 2 + math.pi / 2)
+    else:
+        fade = ember.sin(fade * math.pi + math.pi / 2) / 2 + 0.5
+    return ember.cat((ones, fade)).clamp(0, 1)
+
+
+def fade(waveform, fade_in_len: int = 0, fade_out_len: int = 0, fade_shape: str = "linear"):
+    """``waveform`` (``(..., time)``) with a fade-in over its first ``fade_in_len`` frames
+    and a fade-out over its last ``fade_out_len``; ``fade_shape``: ``"linear"``,
+    ``"exponential"``, ``"logarithmic"``, ``"quarter_sine"`` or ``"half_sine"``. The function
+    form of :class:`~emberaudio.transforms.Fade` (torchaudio has only the transform): the
+    same curves, the same numbers."""
+    if fade_shape not in FADE_SHAPES:
+        raise ValueError(f"fade_shape must be one of {list(FADE_SHAPES)}, got {fade_shape!r}")
+    if fade_in_len < 0 or fade_out_len < 0:
+        raise ValueError("fade_in_len and fade_out_len must be non-negative")
+    length = waveform.shape[-1]
+    if fade_in_len > length or fade_out_len > length:
+        raise ValueError(f"The fades ({fade_in_len} in, {fade_out_len} out) are longer than "
+                         f"the waveform ({length} frames)")
+    device = waveform.device
+    return (_fade_in_curve(length, fade_in_len, fade_shape, device)
+            * _fade_out_curve(length, fade_out_len, fade_shape, device) * waveform)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import ember
 from ember import nn
 from emberaudio import functional as F
+from emberaudio.functional._effects import FADE_SHAPES
 from emberaudio.functional._resample import _apply_sinc_resample_kernel, _sinc_resample_kernel
 
 __all__ = [
@@ -217,9 +218,6 @@ class Resample(nn.Module):
                                            self.kernel.to(waveform.dtype), self.width)
 
 
-_FADE_SHAPES = ("linear", "exponential", "logarithmic", "quarter_sine", "half_sine")
-
-
 class Fade(nn.Module):
     r"""Add a fade in and/or fade out to a waveform.
 
@@ -233,8 +231,8 @@ class Fade(nn.Module):
     def __init__(self, fade_in_len: int = 0, fade_out_len: int = 0,
                  fade_shape: str = "linear") -> None:
         super().__init__()
-        if fade_shape not in _FADE_SHAPES:
-            raise ValueError(f"fade_shape must be one of {list(_FADE_SHAPES)}, got "
+        if fade_shape not in FADE_SHAPES:
+            raise ValueError(f"fade_shape must be one of {list(FADE_SHAPES)}, got "
                              f"{fade_shape!r}")
         if fade_in_len < 0 or fade_out_len < 0:
             raise ValueError("fade_in_len and fade_out_len must be non-negative")
@@ -250,40 +248,7 @@ class Fade(nn.Module):
         Returns:
             Tensor: tensor of audio of dimension ``(..., time)``.
         """
-        length = waveform.shape[-1]
-        if self.fade_in_len > length or self.fade_out_len > length:
-            raise ValueError(f"The fades ({self.fade_in_len} in, {self.fade_out_len} out) are "
-                             f"longer than the waveform ({length} frames)")
-        device = waveform.device
-        return self._fade_in(length, device) * self._fade_out(length, device) * waveform
-
-    def _fade_in(self, length: int, device) -> ember.Tensor:
-        fade = ember.linspace(0, 1, self.fade_in_len, device=device)
-        ones = ember.ones(length - self.fade_in_len, device=device)
-        if self.fade_shape == "exponential":
-            fade = ember.pow(2, fade - 1) * fade
-        elif self.fade_shape == "logarithmic":
-            fade = ember.log10(0.1 + fade) + 1
-        elif self.fade_shape == "quarter_sine":
-            fade = ember.sin(fade * math.pi / 2)
-        elif self.fade_shape == "half_sine":
-            fade = ember.sin(fade * math.pi - math.pi / 2) / 2 + 0.5
-        return ember.cat((fade, ones)).clamp(0, 1)
-
-    def _fade_out(self, length: int, device) -> ember.Tensor:
-        fade = ember.linspace(0, 1, self.fade_out_len, device=device)
-        ones = ember.ones(length - self.fade_out_len, device=device)
-        if self.fade_shape == "linear":
-            fade = -fade + 1
-        elif self.fade_shape == "exponential":
-            fade = ember.pow(2, -fade) * (1 - fade)
-        elif self.fade_shape == "logarithmic":
-            fade = ember.log10(1.1 - fade) + 1
-        elif self.fade_shape == "quarter_sine":
-            fade = ember.sin(fade * math.pi / 2 + math.pi / 2)
-        else:
-            fade = ember.sin(fade * math.pi + math.pi / 2) / 2 + 0.5
-        return ember.cat((ones, fade)).clamp(0, 1)
+        return F.fade(waveform, self.fade_in_len, self.fade_out_len, self.fade_shape)
 
 
 class _AxisMasking(nn.Module):
