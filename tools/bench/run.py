@@ -42,6 +42,7 @@ from bench import registry, report, timing  # noqa: E402
 from bench import workloads as _registers_the_workloads  # noqa: E402, F401
 from bench import workloads_audio as _registers_audio  # noqa: E402, F401
 from bench import workloads_numeric as _registers_numeric  # noqa: E402, F401
+from bench import workloads_threads as _registers_threads  # noqa: E402, F401
 
 
 @dataclass(frozen=True)
