@@ -112,6 +112,23 @@ def test_unary_bit_identical(threaded, dtype, name):
     assert threaded
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_and_relu_bit_identical(threaded, dtype):
+    a = _data(dtype)
+    t = ember.tensor(a)
+    got_sigmoid, got_relu = t.sigmoid().numpy(), F.relu(t).numpy()
+    assert threaded
+    old = _cpu_threads.set_parallel_min(1 << 62)  # the array-module code of the ops
+    try:
+        _bits_equal(got_sigmoid, t.sigmoid().numpy())
+        _bits_equal(got_relu, t.relu().numpy())
+    finally:
+        _cpu_threads.set_parallel_min(old)
+    _bits_equal(got_relu, np.maximum(a, 0))
+    i = _data(np.int64)
+    _bits_equal(ember.tensor(i).relu().numpy(), np.maximum(i, 0))  # ints: the single call
+
+
 def test_grad_path_is_threaded_and_correct(threaded):
     a, b = _data(np.float64), _data(np.float64, seed=1)
     a[~np.isfinite(a)] = 1.0

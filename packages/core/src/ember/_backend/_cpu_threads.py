@@ -36,15 +36,19 @@ import numpy as np
 
 from ember import _threads
 
-__all__ = ["PARALLEL_MIN", "install", "num_threads", "parallel_run", "reduce",
+__all__ = ["PARALLEL_MIN", "install", "map_blocks", "num_threads", "parallel_run", "reduce",
            "set_parallel_min", "softmax_lastdim", "ufunc_call"]
 
 # Elements from which a kernel splits its work. Handing a slice to a worker costs
 # ~10-50 us (a wake-up on a futex); 1M float32 elements take ~0.3-1 ms per pass.
 PARALLEL_MIN = 1 << 20
 # The alignment of the slices (64 bytes of float32: no two threads write the same cache
-# line). A slice has at least PARALLEL_MIN / 2 elements.
+# line). A thread has at least PARALLEL_MIN / 2 elements of work, cut in _OVERSPLIT
+# slices of at least _MIN_SLICE elements each: the threads take the next free slice, so
+# that one that got its core late (a busy machine) does less of the work.
 _ALIGN = 16
+_OVERSPLIT = 4
+_MIN_SLICE = 1 << 16
 
 
 _backend = None  # the CPU backend, once install() ran
@@ -72,6 +76,8 @@ def install(backend) -> None:
 
     _backend = backend
     register_kernel("ufunc", "cpu", ufunc_call)
+    register_kernel("map_blocks", "cpu", lambda fn, x: map_blocks(fn, x),
+                    dtypes=(np.float32, np.float64), contiguous=True)
     register_kernel("reduce", "cpu", reduce, dtypes=_REDUCE_DTYPES)
     register_kernel("softmax_lastdim", "cpu", softmax_lastdim, dtypes=(np.float32, np.float64),
                     contiguous=True)
@@ -111,29 +117,32 @@ class _Pool:
     @staticmethod
     def _work(q) -> None:
         while True:
-            ctx, fn, done = q.get()
-            try:
-                ctx.run(fn)
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                done.put(exc)
-            else:
-                done.put(None)
+            ctx, take = q.get()
+            ctx.run(take)
 
     def run(self, fns) -> None:
-        """Run the callables ``fns`` at once: the first on this thread, each other one on
-        a worker; re-raise the first exception any of them raised."""
+        """Run the callables ``fns``, at once where the threads are free: this thread and
+        the workers take the next one not taken until none is left (a worker that wakes up
+        late finds them done and costs nothing); re-raise the first exception any raised."""
         import queue
 
         done = queue.SimpleQueue()
-        workers = self._workers(len(fns) - 1)
-        for q, fn in zip(workers, fns[1:], strict=True):
-            q.put((contextvars.copy_context(), fn, done))
+        it = iter(range(len(fns)))  # next() on it is atomic under the GIL
+
+        def take():
+            for i in it:
+                try:
+                    fns[i]()
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                    done.put(exc)
+                else:
+                    done.put(None)
+
+        for q in self._workers(min(len(fns), num_threads()) - 1):
+            q.put((contextvars.copy_context(), take))
+        take()
         error = None
-        try:
-            fns[0]()
-        except BaseException as exc:  # noqa: BLE001 - re-raised after the workers finish
-            error = exc
-        for _ in workers:
+        for _ in fns:
             exc = done.get()
             if error is None and exc is not None:
                 error = exc
@@ -162,14 +171,22 @@ def _parts(work: int) -> int:
     return max(1, min(num_threads(), work // max(1, PARALLEL_MIN // 2)))
 
 
+def _slice_count(threads: int, work: int, n: int) -> int:
+    smallest = max(1, min(_MIN_SLICE, PARALLEL_MIN // 8))
+    return min(n, threads * _OVERSPLIT, max(threads, work // smallest))
+
+
 def parallel_run(fn, n: int, work: int | None = None) -> bool:
     """Call ``fn(start, stop)`` for slices covering range(n) on several threads, when the
     ``work`` (elements; ``n`` by default) is large enough; False (and nothing called) when
     it is not. Slices of a range of elements (``work is None``) start at multiples of 16."""
-    parts = min(_parts(n if work is None else work), n)
-    if parts < 2:
+    elements = work is None
+    work = n if elements else work
+    threads = _parts(work)
+    if threads < 2:
         return False
-    ranges = (_slices(n, parts) if work is None else
+    parts = _slice_count(threads, work, n)
+    ranges = (_slices(n, parts) if elements else
               [(n * i // parts, n * (i + 1) // parts) for i in range(parts)])
     if len(ranges) < 2:
         return False
@@ -250,6 +267,29 @@ def ufunc_call(ufunc, *operands, out=None):
     return out
 
 
+_BLOCK_BYTES = 256 << 10  # a block of map_blocks: its passes stay in the core's L2
+
+
+def map_blocks(fn, x):
+    """``out`` with ``fn(x_block, out_block)`` called on blocks of a C-contiguous ``x`` and
+    of a new array ``out`` like it (an op of several NumPy passes, written to compute one
+    block in place: each block's passes run in cache), the blocks on several threads when
+    ``x`` is large. ``fn`` must compute each element from the same element of ``x`` alone,
+    so that the result is the one of ``fn(x, out)``, bit for bit."""
+    out = np.empty_like(x)
+    flat, flat_out = x.reshape(-1), out.reshape(-1)
+    block = max(_ALIGN, _BLOCK_BYTES // max(1, x.itemsize) // _ALIGN * _ALIGN)
+
+    def run(a, b):
+        for s in range(a, b, block):
+            e = min(b, s + block)
+            fn(flat[s:e], flat_out[s:e])
+
+    if not parallel_run(run, flat.size):
+        run(0, flat.size)
+    return out
+
+
 # -- reductions -------------------------------------------------------------------------------
 
 def _pairwise_slices(n: int, parts: int) -> list:
@@ -324,7 +364,8 @@ def reduce(ufunc, x, axis=None, keepdims=False, dtype=None):
     if len(axes) != x.ndim or not x.flags.c_contiguous:
         return single()
     flat = x.reshape(-1)
-    parts = 1 << (parts.bit_length() - 1)
+    parts = _slice_count(parts, n, n)
+    parts = 1 << (parts.bit_length() - 1)  # a power of two: NumPy's pairwise result
     tree = _pairwise_slices(n, parts)
     leaves = _leaves(tree, [])
     if len(leaves) < 2:

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ember import _dtype
+from ember._backend import bulk_kernel
 from ember._C._core import Node, apply_inplace
 from ember._ops import _special
 from ember._ops._operands import cast_error, quiet, to_float
@@ -158,12 +159,34 @@ def _special_fn(kernel):
     return fn
 
 
+def _sigmoid_block(x, out):
+    """``exp(-logaddexp(0, -x))`` into ``out``, in place."""
+    np.negative(x, out=out)
+    np.logaddexp(0, out, out=out)
+    np.negative(out, out=out)
+    np.exp(out, out=out)
+
+
 def _sigmoid_fw(xp, x):
     if x.dtype.kind == "c":
         with np.errstate(all="ignore"):
             return 1 / (1 + xp.exp(-x))
+    kernel = bulk_kernel("map_blocks", x)
+    if kernel is not None:
+        return kernel(_sigmoid_block, x)
     # stable for large |x| in both directions
     return xp.exp(-xp.logaddexp(0, -x)).astype(x.dtype, copy=False)
+
+
+def _relu_block(x, out):
+    np.maximum(x, 0, out=out)
+
+
+def _relu_fw(xp, x):
+    kernel = bulk_kernel("map_blocks", x)
+    if kernel is not None:
+        return kernel(_relu_block, x)
+    return xp.maximum(x, 0)
 
 
 def _frac_fw(xp, x):
@@ -274,7 +297,7 @@ _round = _defunary("round", lambda xp, x: xp.rint(x), domain=ROUND, kernel="roun
 frac = _defunary("frac", _frac_fw, lambda g, x, y: g, domain=FLOAT_ONLY, kernel="frac_cpu",
                  bool_msg="", complex_ok=False,
                  doc="The fractional part ``input - trunc(input)``; its sign is input's.")
-relu = _defunary("relu", lambda xp, x: xp.maximum(x, 0), lambda g, x, y: g * (y > 0), "y",
+relu = _defunary("relu", _relu_fw, lambda g, x, y: g * (y > 0), "y",
                  domain=SAME, bool_msg="Boolean inputs not supported for relu",
                  complex_ok=False, complex_msg="clamp is not supported for complex types",
                  doc="``max(input, 0)``, elementwise.")
