@@ -43,6 +43,7 @@ from bench import workloads as _registers_the_workloads  # noqa: E402, F401
 from bench import workloads_audio as _registers_audio  # noqa: E402, F401
 from bench import workloads_compile as _registers_compile  # noqa: E402, F401
 from bench import workloads_numeric as _registers_numeric  # noqa: E402, F401
+from bench import workloads_threads as _registers_threads  # noqa: E402, F401
 
 
 @dataclass(frozen=True)

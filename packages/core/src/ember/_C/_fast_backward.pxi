@@ -8,7 +8,8 @@
 # nodes that the compiled fast paths record (+ - * / and the unary methods of
 # UNARY_FAST_PATH, _fast_paths.pxi) carry a FAST_* code; when the engine runs one of them
 # without create_graph, on real floating arrays of NumPy and with no saved-tensors hooks, it
-# computes the same formula here with the ufuncs, in the same order of operations as the
+# computes the same formula here with the ufuncs (on several threads for large arrays:
+# ufunc1/ufunc2), in the same order of operations as the
 # node's Python backward (so the gradients are bit-identical), and wraps each gradient once.
 # Anything else (complex dtypes, another device, a released graph, hooks on saved tensors)
 # returns None and takes the node's own backward, which also raises the errors.
@@ -84,9 +85,9 @@ cdef object compiled_backward(Node node, list grads):
     if code == FAST_ADD + OP_ADD:
         return node.summed_to_inputs((gt, gt))
     if code == FAST_ADD + OP_SUB:
-        return node.summed_to_inputs((gt, wrap(_np_negative(g)) if need[1] else None))
+        return node.summed_to_inputs((gt, wrap(ufunc1(_np_negative, g)) if need[1] else None))
     if code == FAST_UNARY + U_NEG:
-        return (wrap(_np_negative(g)),)
+        return (wrap(ufunc1(_np_negative, g)),)
     if node._saved is None:
         return None  # released: the node's own backward raises PyTorch's error
     if code == FAST_ADD + OP_MUL or code == FAST_ADD + OP_DIV:
@@ -97,30 +98,33 @@ cdef object compiled_backward(Node node, list grads):
         if code == FAST_ADD + OP_MUL:
             # g * b, g * a
             return node.summed_to_inputs((
-                wrap(_np_multiply(g, b)) if need[0] else None,
-                wrap(_np_multiply(g, a)) if need[1] else None))
+                wrap(ufunc2(_np_multiply, g, b)) if need[0] else None,
+                wrap(ufunc2(_np_multiply, g, a)) if need[1] else None))
         # g / b, -g * a / (b * b)
         return node.summed_to_inputs((
-            wrap(_np_divide(g, b)) if need[0] else None,
-            wrap(_np_divide(_np_multiply(_np_negative(g), a), _np_multiply(b, b)))
+            wrap(ufunc2(_np_divide, g, b)) if need[0] else None,
+            wrap(ufunc2(_np_divide, ufunc2(_np_multiply, ufunc1(_np_negative, g), a),
+                        ufunc2(_np_multiply, b, b)))
             if need[1] else None))
     y = saved_operand(node, 0)  # the unary ops save one value: x or y
     if y is None:
         return None
     if code == FAST_UNARY + U_EXP:      # g * y
-        return (wrap(_np_multiply(g, y)),)
+        return (wrap(ufunc2(_np_multiply, g, y)),)
     if code == FAST_UNARY + U_TANH:     # g * (1 - y * y)
-        return (wrap(_np_multiply(g, _np_subtract(1, _np_multiply(y, y)))),)
+        return (wrap(ufunc2(_np_multiply, g,
+                            ufunc2(_np_subtract, 1, ufunc2(_np_multiply, y, y)))),)
     if code == FAST_UNARY + U_SIGMOID:  # g * (y * (1 - y))
-        return (wrap(_np_multiply(g, _np_multiply(y, _np_subtract(1, y)))),)
+        return (wrap(ufunc2(_np_multiply, g,
+                            ufunc2(_np_multiply, y, ufunc2(_np_subtract, 1, y)))),)
     if code == FAST_UNARY + U_RELU:     # g * (y > 0)
-        return (wrap(_np_multiply(g, _np_greater(y, 0))),)
+        return (wrap(ufunc2(_np_multiply, g, ufunc2(_np_greater, y, 0))),)
     if code == FAST_UNARY + U_LOG:      # g / x
-        return (wrap(_np_divide(g, y)),)
+        return (wrap(ufunc2(_np_divide, g, y)),)
     if code == FAST_UNARY + U_SQRT:     # g / (2 * y)
-        return (wrap(_np_divide(g, _np_multiply(2, y))),)
+        return (wrap(ufunc2(_np_divide, g, ufunc2(_np_multiply, 2, y))),)
     if code == FAST_UNARY + U_SIN:      # g * cos(x)
-        return (wrap(_np_multiply(g, _np_cos(y))),)
+        return (wrap(ufunc2(_np_multiply, g, ufunc1(_np_cos, y))),)
     if code == FAST_UNARY + U_COS:      # -g * sin(x)
-        return (wrap(_np_multiply(_np_negative(g), _np_sin(y))),)
+        return (wrap(ufunc2(_np_multiply, ufunc1(_np_negative, g), ufunc1(_np_sin, y))),)
     return None

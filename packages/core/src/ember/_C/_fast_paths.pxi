@@ -26,6 +26,39 @@ cdef list _op_functions = [None, None, None, None]  # ember.add, sub, mul, div (
 cdef tuple _operator_types = (TensorBase, int, float, bool, complex, _np.ndarray, _np.generic)
 
 
+# NOTE [ Threads for large ops ] (ember._backend._cpu_threads): a ufunc call of the fast
+# paths whose NumPy operand has at least _large_min elements goes to the CPU's threaded
+# call instead, which gives the same result bit for bit.
+cdef Py_ssize_t _large_min = <Py_ssize_t>1 << 62
+cdef object _large_call = None
+
+
+def set_large_ufunc_call(fn, Py_ssize_t min_size):
+    """Register ``fn(ufunc, *operands)``, the threaded ufunc call the fast paths use for
+    NumPy operands of at least ``min_size`` elements (None: never)."""
+    global _large_call, _large_min
+    _large_call = fn
+    _large_min = min_size if fn is not None else <Py_ssize_t>1 << 62
+
+
+cdef inline bint is_large(object x) noexcept:
+    return type(x) is _ndarray and cnp.PyArray_SIZE(<cnp.ndarray>x) >= _large_min
+
+
+cpdef object ufunc1(object ufunc, object x):
+    """``ufunc(x)``, on several threads for a large NumPy ``x``."""
+    if is_large(x):
+        return _large_call(ufunc, x)
+    return ufunc(x)
+
+
+cpdef object ufunc2(object ufunc, object x, object y):
+    """``ufunc(x, y)``, on several threads for a large NumPy operand."""
+    if is_large(x) or is_large(y):
+        return _large_call(ufunc, x, y)
+    return ufunc(x, y)
+
+
 def set_binary_ops(add, sub, mul, div):
     """Register (Node class, Python function) for each of + - * /."""
     cdef int i
@@ -96,30 +129,30 @@ cdef inline bint enter_quiet() except -1:
 
 cdef object quiet_call1(object ufunc, object x):
     if _fp_state is None:
-        return ufunc(x)
+        return ufunc1(ufunc, x)
     if enter_quiet():
         try:
-            return ufunc(x)
+            return ufunc1(ufunc, x)
         finally:
             PyContext_Exit(_quiet_context)
     token = PyContextVar_Set(_fp_state, _fp_quiet)
     try:
-        return ufunc(x)
+        return ufunc1(ufunc, x)
     finally:
         PyContextVar_Reset(_fp_state, token)
 
 
 cdef object quiet_call2(object ufunc, object x, object y):
     if _fp_state is None:
-        return ufunc(x, y)
+        return ufunc2(ufunc, x, y)
     if enter_quiet():
         try:
-            return ufunc(x, y)
+            return ufunc2(ufunc, x, y)
         finally:
             PyContext_Exit(_quiet_context)
     token = PyContextVar_Set(_fp_state, _fp_quiet)
     try:
-        return ufunc(x, y)
+        return ufunc2(ufunc, x, y)
     finally:
         PyContextVar_Reset(_fp_state, token)
 
@@ -142,7 +175,8 @@ cdef object fast_binary_impl(TensorBase self, object other, object x, object y, 
     try:
         if not grad:
             if op != OP_DIV:  # as the ops' forwards: only division silences NumPy
-                return wrap(_ufuncs[op](y, x) if reflected else _ufuncs[op](x, y))
+                return wrap(ufunc2(_ufuncs[op], y, x) if reflected
+                            else ufunc2(_ufuncs[op], x, y))
             return wrap(quiet_call2(_ufuncs[op], y, x) if reflected
                         else quiet_call2(_ufuncs[op], x, y))
         # the node's forward, in one ufunc call (Add.forward and Sub.forward keep alpha)
@@ -150,7 +184,7 @@ cdef object fast_binary_impl(TensorBase self, object other, object x, object y, 
         if op == OP_DIV:
             out = quiet_call2(_ufuncs[op], y, x) if reflected else quiet_call2(_ufuncs[op], x, y)
         else:
-            out = _ufuncs[op](y, x) if reflected else _ufuncs[op](x, y)
+            out = ufunc2(_ufuncs[op], y, x) if reflected else ufunc2(_ufuncs[op], x, y)
             if op != OP_MUL:
                 node.alpha = 1
         node._fast = FAST_ADD + op
@@ -167,7 +201,8 @@ cdef extern from "<math.h>" nogil:
     double c_exp "exp"(double)
 
 
-cdef Py_ssize_t _SIGMOID_LOOP_MAX = 16384  # above: NumPy's vectorized exp, four passes
+SIGMOID_LOOP_MAX = 16384  # above: NumPy's vectorized exp, four passes
+cdef Py_ssize_t _SIGMOID_LOOP_MAX = SIGMOID_LOOP_MAX
 
 
 def sigmoid_array(x):
@@ -227,6 +262,7 @@ cdef class UnaryEntry:
     cdef bytes kinds       # dtype kinds taken by the fast path
     cdef bint quiet        # silence NumPy's floating-point warnings, as the op's forward does
     cdef int index         # the op's index in UNARY_FAST_PATH
+    cdef bint is_ufunc     # ufunc is a NumPy ufunc (else a kernel function of one array)
 
 
 def set_unary_ops(dict ops):
@@ -239,6 +275,7 @@ def set_unary_ops(dict ops):
         e = UnaryEntry.__new__(UnaryEntry)
         e.cls, e.function, e.ufunc, e.kinds, e.quiet = cls, fn, ufunc, kinds.encode(), quiet
         e.index = i
+        e.is_ufunc = isinstance(ufunc, _np.ufunc)
         _unary[i] = e
 
 
@@ -266,12 +303,16 @@ cdef object fast_unary(TensorBase self, UnaryEntry e, object x):
     cdef Node node
     if not (ember_grad_enabled and (self._requires_grad or self._grad_fn is not None)):
         if e.ufunc is not None:
-            return wrap(quiet_call1(e.ufunc, x) if e.quiet else e.ufunc(x))
+            if not e.is_ufunc:  # a kernel of its own (sigmoid): it splits large work itself
+                return wrap(e.ufunc(x))
+            return wrap(quiet_call1(e.ufunc, x) if e.quiet else ufunc1(e.ufunc, x))
         return wrap(Node.__new__(e.cls).forward(x))
     node = Node.__new__(e.cls)
     node._fast = FAST_UNARY + e.index
     if e.ufunc is not None:  # the node's forward, in one call
-        return record(node, (self,), quiet_call1(e.ufunc, x) if e.quiet else e.ufunc(x))
+        if not e.is_ufunc:
+            return record(node, (self,), e.ufunc(x))
+        return record(node, (self,), quiet_call1(e.ufunc, x) if e.quiet else ufunc1(e.ufunc, x))
     return record(node, (self,), node.forward(x))
 
 

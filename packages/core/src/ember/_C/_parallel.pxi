@@ -9,6 +9,10 @@
 # 7.8 ms with a serial one (an MLP SGD step 8.0 ms and 3.1 ms), a parallel im2col ran 1.6x
 # slower than the serial one, and OMP_WAIT_POLICY=PASSIVE recovered the same time. On more
 # cores the loops do go parallel above the threshold.
+# Large elementwise ops and reductions (add, mul, exp, sum, softmax, ... from 1M elements)
+# do run on every core, two included: NumPy's loops on slices, from a pool of threads that
+# sleep when idle instead of spinning (NOTE [ Threads for large ops ] in
+# ember._backend._cpu_threads).
 
 cdef extern from *:
     """

@@ -12,8 +12,8 @@ import numpy as np
 from ember._backend import numpy as _numpy_backend
 from ember._backend._base import Backend, register_kernel
 
-__all__ = ["Backend", "backend_of", "backend_for_device", "cpu", "register_kernel",
-           "check_same_device", "xp_of"]
+__all__ = ["Backend", "backend_of", "backend_for_device", "bulk_kernel", "cpu",
+           "register_kernel", "check_same_device", "xp_of"]
 
 cpu: Backend = _numpy_backend.backend
 
@@ -29,6 +29,16 @@ def backend_of(array) -> Backend:
     if isinstance(array, np.ndarray):  # a NumPy subclass (np.matrix, memmap)
         return cpu
     raise TypeError(f"no ember backend holds arrays of type {type(array).__name__}")
+
+
+def bulk_kernel(name: str, array):
+    """Kernel ``name`` of ``array``'s device when ``array`` is large (at least the device's
+    ``tuning.parallel_min`` elements) and a kernel of the device takes it, else None: op
+    code then makes the array module's own call. Small arrays pay one size check."""
+    b = cpu if type(array) is np.ndarray else backend_of(array)
+    if array.size < b.tuning.parallel_min or not b.has_kernel(name, array):
+        return None
+    return b.kernel(name, array)
 
 
 def xp_of(array):

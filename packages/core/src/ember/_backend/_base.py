@@ -49,6 +49,9 @@ class Tuning:
             together at most conv_keep_total_bytes.
         winograd / winograd_pays(c, cout, out_sp): whether 3x3 stride-1 convolutions take
             the device's Winograd kernel (where it has one), and for which shapes.
+        parallel_min: arrays of at least this many elements go to the device's bulk
+            kernels (:func:`ember._backend.bulk_kernel`; on the CPU: NOTE [ Threads for
+            large ops ]); elsewhere never.
     """
 
     def __init__(self, **values):
@@ -57,6 +60,7 @@ class Tuning:
         self.conv_keep_total_bytes = 64 << 20
         self.winograd = False
         self.winograd_pays = _never
+        self.parallel_min = 1 << 62
         self.__dict__.update(values)
 
     def __repr__(self) -> str:

@@ -75,13 +75,31 @@ def workspace(shape, dtype, slot=0):
 
 # -- elementwise (ember._C._core, loaded with ember) ------------------------------------------
 
-def _sigmoid(x):
+def _sigmoid_block(x, out):
+    """``1 / (1 + exp(-x))`` of ``x`` into ``out`` in four in-place passes (the same as
+    ``sigmoid_array``'s for large arrays, so the threaded blocks give its bits)."""
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    np.add(out, 1, out=out)
+    np.true_divide(1, out, out=out)
+
+
+def sigmoid(x):
+    """The CPU kernel "sigmoid": one compiled pass for small arrays (``sigmoid_array``),
+    NumPy's vectorized passes for large ones, in blocks on several threads where the array
+    is large enough (NOTE [ Threads for large ops ])."""
+    from ember._backend import bulk_kernel
     from ember._C import _core
 
+    if x.size > _core.SIGMOID_LOOP_MAX and x.dtype in FLOATS:
+        blocks = bulk_kernel("map_blocks", x)
+        if blocks is not None:
+            with np.errstate(all="ignore"):
+                return blocks(_sigmoid_block, x)
     return _core.sigmoid_array(x)
 
 
-_cpu("sigmoid", _sigmoid, dtypes=(np.float16,) + FLOATS)
+_cpu("sigmoid", sigmoid, dtypes=(np.float16,) + FLOATS)
 
 
 # -- convolution and pooling (ember._C._conv) -----------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._backend import _cpu_conv, _cpu_kernels
+from ember._backend import _cpu_conv, _cpu_kernels, _cpu_threads
 from ember._backend._base import Backend, register_kernel
 from ember._C import _kernels
 
@@ -25,6 +25,7 @@ def _make_rng(seed: int):
 backend = Backend("cpu", None, np, to_numpy=lambda array: array, copy_in=_copy_in,
                   make_rng=_make_rng, workspace=_cpu_kernels.workspace,
                   tuning=_cpu_conv.TUNING)
+_cpu_threads.install(backend)
 
 
 # -- kernels ----------------------------------------------------------------------------------

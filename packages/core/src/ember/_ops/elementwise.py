@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import builtins
 import cmath
+import contextlib
 import math
 import warnings
 
 import numpy as np
 
 from ember import _dtype
-from ember._C._core import Node, apply_inplace
+from ember._backend import bulk_kernel
+from ember._C._core import Node, apply_inplace, is_grad_enabled, ufunc2
 from ember._ops import comparison as _comparison
 from ember._ops import unary as _unary
 from ember._ops._operands import (
@@ -72,7 +74,7 @@ def _where_t(cond, a, b):
 class Add(Node):
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
-        return a + b if alpha == 1 else a + b * alpha
+        return ufunc2(np.add, a, b) if alpha == 1 else a + b * alpha
 
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * _conj_number(self.alpha))
@@ -81,7 +83,7 @@ class Add(Node):
 class Sub(Node):
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
-        return a - b if alpha == 1 else a - b * alpha
+        return ufunc2(np.subtract, a, b) if alpha == 1 else a - b * alpha
 
     def backward(self, g):
         return g, (-g if self.alpha == 1 else g * -_conj_number(self.alpha))
@@ -95,7 +97,7 @@ class Mul(Node):
     saves_inputs = (0, 1)
 
     def forward(self, a, b):
-        return a * b
+        return ufunc2(np.multiply, a, b)
 
     def backward(self, g):
         a, b = self.saved_tensors
@@ -108,7 +110,7 @@ class Div(Node):
 
     def forward(self, a, b):
         with np.errstate(all="ignore"):
-            return a / b
+            return ufunc2(np.true_divide, a, b)
 
     def backward(self, g):
         a, b = self.saved_tensors
@@ -140,9 +142,41 @@ def _alpha_args(a, alpha):
     return (alpha,)
 
 
+_NO_CONTEXT = contextlib.nullcontext()
+
+
+def _into(ufunc, a, b, out):
+    """``out`` with ``ufunc(a, b)`` written into it in place, without a temporary, where
+    that is what the general path would do (``out`` has the result's dtype and shape and
+    no gradient is recorded); else None."""
+    if not isinstance(out, TensorBase) or is_grad_enabled() and (
+            out.requires_grad or any(isinstance(v, TensorBase) and v.requires_grad
+                                     for v in (a, b))):
+        return None
+    od = out._data
+    ad = a._data if isinstance(a, TensorBase) else a
+    bd = b._data if isinstance(b, TensorBase) else b
+    arrays = [v for v in (ad, bd) if hasattr(v, "dtype")]
+    if (not arrays or any(v.dtype != od.dtype for v in arrays)
+            or builtins.any(v.shape != od.shape for v in arrays if v.ndim)):
+        return None
+    kernel = bulk_kernel("ufunc", od)
+    with np.errstate(all="ignore") if ufunc is np.true_divide else _NO_CONTEXT:
+        if kernel is not None:
+            kernel(ufunc, ad, bd, out=od)
+        else:
+            ufunc(ad, bd, out=od)
+    out._bump_version()
+    return out
+
+
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other``, broadcasting, with PyTorch's type promotion."""
     a, b = operands(input, other, "add")
+    if out is not None and type(alpha) is int and alpha == 1:
+        done = _into(np.add, a, b, out)
+        if done is not None:
+            return done
     return _out(run(Add, a, b, *_alpha_args(a, alpha)), out)
 
 
@@ -162,12 +196,20 @@ def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other``."""
     _check_sub_bool(input, other)
     a, b = operands(input, other, "sub")
+    if out is not None and type(alpha) is int and alpha == 1:
+        done = _into(np.subtract, a, b, out)
+        if done is not None:
+            return done
     return _out(run(Sub, a, b, *_alpha_args(a, alpha)), out)
 
 
 def mul(input, other, *, out=None):
     """``input * other``."""
     a, b = operands(input, other, "mul")
+    if out is not None:
+        done = _into(np.multiply, a, b, out)
+        if done is not None:
+            return done
     return _out(run(Mul, a, b), out)
 
 
@@ -179,6 +221,10 @@ def div(input, other, *, rounding_mode=None, out=None):
         if kind(a) in "biu" and kind(b) in "biu":
             a = ensure_float(a) if isinstance(a, TensorBase) else float(a)
             b = ensure_float(b) if isinstance(b, TensorBase) else float(b)
+        if out is not None:
+            done = _into(np.true_divide, a, b, out)
+            if done is not None:
+                return done
         return _out(run(Div, a, b), out)
     if rounding_mode == "trunc":
         check_kernel("div_trunc_cpu", _dtype_of(a, b), "iuf")

@@ -22,6 +22,7 @@ import operator
 import numpy as np
 
 from ember import _dtype
+from ember._backend import bulk_kernel
 from ember._C._core import Node
 from ember._ops._util import (
     TensorBase,
@@ -297,13 +298,22 @@ def take_along_dim(input, index, dim, shape, unique=True, values=None):
 # ---------------------------------------------------------------------------
 # sum, mean, nansum, nanmean, prod
 
+def _sum_array(x, dims, keepdim, dtype=None):
+    """``x.sum(axis=dims, keepdims=keepdim, dtype=dtype)``, through the device's bulk
+    kernel for a large ``x`` (on the CPU: on several threads)."""
+    kernel = bulk_kernel("reduce", x)
+    if kernel is None:
+        return x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
+    return kernel(np.add, x, dims, keepdim, dtype)
+
+
 class Sum(Node):
     def forward(self, x, dims, keepdim, dtype):
         self.shape, self.dims, self.keepdim = x.shape, dims, keepdim
         out_dtype = _acc_dtype(x, dtype)
         if x.dtype == np.float16 and out_dtype is None:
-            return x.sum(axis=dims, keepdims=keepdim, dtype=np.float32).astype(np.float16)
-        return x.sum(axis=dims, keepdims=keepdim, dtype=out_dtype)
+            return _sum_array(x, dims, keepdim, np.float32).astype(np.float16)
+        return _sum_array(x, dims, keepdim, out_dtype)
 
     def backward(self, g):
         return expand_reduced(g, self.shape, self.dims, self.keepdim)
@@ -324,11 +334,22 @@ class Mean(Node):
                 return x.mean(axis=dims, keepdims=keepdim, dtype=np.float32).astype(np.float16)
             if x.size == 0:
                 return x.sum(axis=dims, keepdims=keepdim) / x.dtype.type(0)
+            if bulk_kernel("reduce", x) is not None:
+                return _mean_of_sum(_sum_array(x, dims, keepdim), self.count)
             return x.mean(axis=dims, keepdims=keepdim)
 
     def backward(self, g):
         scale = 1.0 / self.count if self.count else math.nan
         return expand_reduced(g, self.shape, self.dims, self.keepdim) * scale
+
+
+def _mean_of_sum(total, count):
+    """The mean from the sum, divided as NumPy's ``mean`` divides (by an intp count, cast
+    back to the sum's dtype), so that it is NumPy's mean bit for bit."""
+    count = np.intp(count)
+    if hasattr(total, "shape") and total.shape:
+        return xp_of(total).true_divide(total, count, out=total, casting="unsafe")
+    return total.dtype.type(total / count)
 
 
 class NanSum(Node):
@@ -481,10 +502,16 @@ class Extremum(Node):
 
 
 def _amax_fn(xp, x, dims, keepdim):
+    kernel = bulk_kernel("reduce", x)
+    if kernel is not None:
+        return kernel(np.maximum, x, dims, keepdim)
     return xp.max(x, axis=dims, keepdims=keepdim)
 
 
 def _amin_fn(xp, x, dims, keepdim):
+    kernel = bulk_kernel("reduce", x)
+    if kernel is not None:
+        return kernel(np.minimum, x, dims, keepdim)
     return xp.min(x, axis=dims, keepdims=keepdim)
 
 

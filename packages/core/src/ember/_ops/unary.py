@@ -23,8 +23,7 @@ import math
 import numpy as np
 
 from ember import _dtype
-from ember._backend import backend_of, register_kernel
-from ember._C import _core
+from ember._backend import _cpu_kernels, backend_of, bulk_kernel, register_kernel
 from ember._C._core import Node, apply_inplace
 from ember._ops import _special
 from ember._ops._operands import cast_error, quiet, to_float
@@ -172,6 +171,17 @@ def _sigmoid_any(x):
         return 1 / (1 + xp_of(x).exp(-x))
 
 
+def _relu_block(x, out):
+    np.maximum(x, 0, out=out)
+
+
+def _relu_fw(xp, x):
+    kernel = bulk_kernel("map_blocks", x)
+    if kernel is not None:
+        return kernel(_relu_block, x)
+    return xp.maximum(x, 0)
+
+
 def _frac_fw(xp, x):
     return x - xp.trunc(x)
 
@@ -280,7 +290,7 @@ _round = _defunary("round", lambda xp, x: xp.rint(x), domain=ROUND, kernel="roun
 frac = _defunary("frac", _frac_fw, lambda g, x, y: g, domain=FLOAT_ONLY, kernel="frac_cpu",
                  bool_msg="", complex_ok=False,
                  doc="The fractional part ``input - trunc(input)``; its sign is input's.")
-relu = _defunary("relu", lambda xp, x: xp.maximum(x, 0), lambda g, x, y: g * (y > 0), "y",
+relu = _defunary("relu", _relu_fw, lambda g, x, y: g * (y > 0), "y",
                  domain=SAME, bool_msg="Boolean inputs not supported for relu",
                  complex_ok=False, complex_msg="clamp is not supported for complex types",
                  doc="``max(input, 0)``, elementwise.")
@@ -660,7 +670,7 @@ METHODS.update({
 # same node, so it cannot disagree with the op.
 for _fn, _ufunc, _kinds, _quiet in (
         (exp, np.exp, "fc", True), (log, np.log, "fc", True), (tanh, np.tanh, "fc", False),
-        (sigmoid, _core.sigmoid_array, "f", False), (neg, np.negative, "fciu", False),
+        (sigmoid, _cpu_kernels.sigmoid, "f", False), (neg, np.negative, "fciu", False),
         (relu, None, "fiu", False), (sqrt, np.sqrt, "fc", True),
         (abs, np.absolute, "fiu", False), (sin, np.sin, "fc", True), (cos, np.cos, "fc", True)):
     _fn.op.fast_path = (_ufunc, _kinds, _quiet)

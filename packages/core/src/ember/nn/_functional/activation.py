@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from ember._backend import bulk_kernel
 from ember._C._core import Node, apply_inplace, is_grad_enabled
 from ember._ops import elementwise as _ew
 from ember._ops._special import erf as _erf_kernel
@@ -711,6 +712,10 @@ class Softmax(Node):
         xp = xp_of(x)
         if x.size == 0:
             return x.copy()
+        if dim == x.ndim - 1:
+            kernel = bulk_kernel("softmax_lastdim", x)
+            if kernel is not None:
+                return kernel(x, False)
         e = x - x.max(axis=dim, keepdims=True)
         xp.exp(e, out=e)
         e /= e.sum(axis=dim, keepdims=True)
@@ -738,6 +743,10 @@ class LogSoftmax(Node):
         xp = xp_of(x)
         if x.size == 0:
             return x.copy()
+        if dim == x.ndim - 1:
+            kernel = bulk_kernel("softmax_lastdim", x)
+            if kernel is not None:
+                return kernel(x, True)
         z = x - x.max(axis=dim, keepdims=True)
         s = xp.exp(z).sum(axis=dim, keepdims=True)
         z -= xp.log(s)
