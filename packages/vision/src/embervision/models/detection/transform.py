@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 import ember
 from ember import nn
 from ember.nn import functional as F
@@ -17,11 +15,9 @@ __all__ = ["GeneralizedRCNNTransform", "resize_boxes", "resize_keypoints"]
 
 
 def _resize_scale(image_shape, min_size: float, max_size: float) -> float:
-    # The scale that brings the short side to min_size without the long side passing max_size,
-    # computed in float32 as torchvision does.
-    short = np.float32(min(image_shape))
-    long = np.float32(max(image_shape))
-    return float(min(np.float32(min_size) / short, np.float32(max_size) / long))
+    # The scale that brings the short side to min_size without the long side passing max_size
+    # (in Python floats, as torchvision's eager mode computes it).
+    return min(min_size / min(image_shape), max_size / max(image_shape))
 
 
 def _resize_image_and_masks(image, self_min_size, self_max_size, target=None, fixed_size=None):
