@@ -164,3 +164,38 @@ def test_building_blocks_agree():
     theirs_kp = roi_heads.heatmaps_to_keypoints(torch.from_numpy(maps), torch.from_numpy(det))
     for a, b in zip(ours_kp, theirs_kp):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+
+
+MODULES = ["anchor_utils", "_utils", "transform", "rpn", "roi_heads", "backbone_utils",
+           "generalized_rcnn", "image_list", "faster_rcnn", "retinanet", "mask_rcnn",
+           "keypoint_rcnn", "fcos", "ssd", "ssdlite"]
+
+
+def _parameters(obj):
+    import inspect
+
+    def default(value):
+        if value is inspect.Parameter.empty:
+            return "-"
+        return repr(value).replace("torchvision.", "").replace("embervision.", "").replace(
+            "torch.", "").replace("ember.", "")
+
+    fn = obj.__init__ if inspect.isclass(obj) else obj
+    return [(p.name, p.kind, default(p.default))
+            for p in inspect.signature(fn).parameters.values()]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_public_names_and_signatures_match(module):
+    import importlib
+    import inspect
+
+    theirs = importlib.import_module(f"torchvision.models.detection.{module}")
+    ours = importlib.import_module(f"embervision.models.detection.{module}")
+    for name, obj in vars(theirs).items():
+        # expand_masks_tracing_scale serves torch.jit tracing, which ember has no use for.
+        if (name.startswith("_") or name == "expand_masks_tracing_scale" or getattr(obj, "__module__", "") != theirs.__name__
+                or not (inspect.isclass(obj) or inspect.isfunction(obj))):
+            continue
+        assert hasattr(ours, name), f"{module}.{name}"
+        assert _parameters(getattr(ours, name)) == _parameters(obj), f"{module}.{name}"

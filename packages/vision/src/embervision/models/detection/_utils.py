@@ -227,6 +227,16 @@ class SSDMatcher(Matcher):
         return matches
 
 
+def rename_v1_keys(state_dict, local_metadata, renames) -> None:
+    """Renames the keys of a checkpoint saved before a module's version 2 (``renames``:
+    (old, new) pairs of full keys)."""
+    version = local_metadata.get("version", None) if local_metadata else None
+    if version is None or version < 2:
+        for old, new in renames:
+            if old in state_dict:
+                state_dict[new] = state_dict.pop(old)
+
+
 def overwrite_eps(model: nn.Module, eps: float) -> None:
     """Sets ``eps`` of every FrozenBatchNorm2d in ``model`` (the first COCO weights were
     trained with 0)."""

@@ -105,6 +105,16 @@ def _validate_trainable_layers(is_trained: bool, trainable_backbone_layers, max_
     return trainable_backbone_layers
 
 
+def _freeze_stages(backbone, stage_indices, trainable_layers: int) -> None:
+    # Freezes the layers before the last ``trainable_layers`` stages (all with 0).
+    num_stages = len(stage_indices)
+    freeze_before = (len(backbone) if trainable_layers == 0
+                     else stage_indices[num_stages - trainable_layers])
+    for block in backbone[:freeze_before]:
+        for parameter in block.parameters():
+            parameter.requires_grad_(False)
+
+
 def mobilenet_backbone(*, backbone_name: str, weights, fpn: bool,
                        norm_layer=misc_nn_ops.FrozenBatchNorm2d, trainable_layers: int = 2,
                        returned_layers=None, extra_blocks: ExtraFPNBlock | None = None):
@@ -123,11 +133,7 @@ def _mobilenet_extractor(backbone, fpn: bool, trainable_layers: int, returned_la
     if trainable_layers < 0 or trainable_layers > num_stages:
         raise ValueError(f"Trainable layers should be in the range [0,{num_stages}], got "
                          f"{trainable_layers} ")
-    freeze_before = (len(backbone) if trainable_layers == 0
-                     else stage_indices[num_stages - trainable_layers])
-    for block in backbone[:freeze_before]:
-        for parameter in block.parameters():
-            parameter.requires_grad_(False)
+    _freeze_stages(backbone, stage_indices, trainable_layers)
     out_channels = 256
     if fpn:
         if extra_blocks is None:

@@ -22,7 +22,7 @@ from embervision.models.detection.backbone_utils import (
 from embervision.models.detection.generalized_rcnn import GeneralizedRCNN
 from embervision.models.detection.roi_heads import RoIHeads
 from embervision.models.detection.rpn import RegionProposalNetwork, RPNHead
-from embervision.models.detection.transform import GeneralizedRCNNTransform
+from embervision.models.detection.transform import detection_transform
 from embervision.models.mobilenetv3 import MobileNet_V3_Large_Weights, mobilenet_v3_large
 from embervision.models.resnet import ResNet50_Weights, resnet50
 from embervision.ops import misc as misc_nn_ops
@@ -127,11 +127,7 @@ class FasterRCNN(GeneralizedRCNN):
                              box_bg_iou_thresh, box_batch_size_per_image, box_positive_fraction,
                              bbox_reg_weights, box_score_thresh, box_nms_thresh,
                              box_detections_per_img)
-        if image_mean is None:
-            image_mean = [0.485, 0.456, 0.406]
-        if image_std is None:
-            image_std = [0.229, 0.224, 0.225]
-        transform = GeneralizedRCNNTransform(min_size, max_size, image_mean, image_std, **kwargs)
+        transform = detection_transform(min_size, max_size, image_mean, image_std, **kwargs)
         super().__init__(backbone, rpn, roi_heads, transform)
 
 
@@ -314,16 +310,20 @@ def fasterrcnn_resnet50_fpn_v2(*, weights: FasterRCNN_ResNet50_FPN_V2_Weights | 
     weights_backbone, num_classes = _prepare(weights, weights_backbone, num_classes)
     backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
                                       trainable_backbone_layers, v2=True)
-    rpn_anchor_generator = _default_anchorgen()
-    rpn_head = RPNHead(backbone.out_channels, rpn_anchor_generator.num_anchors_per_location()[0],
-                       conv_depth=2)
-    box_head = FastRCNNConvFCHead((backbone.out_channels, 7, 7), [256, 256, 256, 256], [1024],
-                                  norm_layer=nn.BatchNorm2d)
-    model = FasterRCNN(backbone, num_classes=num_classes,
-                       rpn_anchor_generator=rpn_anchor_generator, rpn_head=rpn_head,
-                       box_head=box_head, **kwargs)
+    model = FasterRCNN(backbone, num_classes=num_classes, **_v2_parts(backbone.out_channels),
+                       **kwargs)
     _load(model, weights, progress)
     return model
+
+
+def _v2_parts(out_channels: int) -> dict:
+    """The v2 RPN (two convolutions) and box head (four convolutions with BatchNorm)."""
+    rpn_anchor_generator = _default_anchorgen()
+    return {"rpn_anchor_generator": rpn_anchor_generator,
+            "rpn_head": RPNHead(out_channels, rpn_anchor_generator.num_anchors_per_location()[0],
+                                conv_depth=2),
+            "box_head": FastRCNNConvFCHead((out_channels, 7, 7), [256, 256, 256, 256], [1024],
+                                           norm_layer=nn.BatchNorm2d)}
 
 
 def _fasterrcnn_mobilenet_v3_large_fpn(weights, progress, num_classes, weights_backbone,

@@ -13,12 +13,13 @@ from embervision.models.detection import _utils as det_utils
 from embervision.models.detection._utils import _RECIPES, detection_weights
 from embervision.models.detection.anchor_utils import AnchorGenerator
 from embervision.models.detection.faster_rcnn import _load, _prepare, _resnet50_fpn_backbone
+from embervision.models.detection.generalized_rcnn import match_anchors
 from embervision.models.detection.retinanet import (
     _flatten_levels,
     dense_forward,
     dense_postprocess,
 )
-from embervision.models.detection.transform import GeneralizedRCNNTransform
+from embervision.models.detection.transform import detection_transform
 from embervision.models.resnet import ResNet50_Weights
 from embervision.ops.feature_pyramid_network import LastLevelP6P7
 from embervision.ops.focal_loss import sigmoid_focal_loss
@@ -208,12 +209,7 @@ class FCOS(nn.Module):
                             num_classes)
         self.head = head
         self.box_coder = det_utils.BoxLinearCoder(normalize_by_size=True)
-        if image_mean is None:
-            image_mean = [0.485, 0.456, 0.406]
-        if image_std is None:
-            image_std = [0.229, 0.224, 0.225]
-        self.transform = GeneralizedRCNNTransform(min_size, max_size, image_mean, image_std,
-                                                  **kwargs)
+        self.transform = detection_transform(min_size, max_size, image_mean, image_std, **kwargs)
         self.center_sampling_radius = center_sampling_radius
         self.score_thresh = score_thresh
         self.nms_thresh = nms_thresh
@@ -250,15 +246,8 @@ class FCOS(nn.Module):
         return matched
 
     def compute_loss(self, targets, head_outputs, anchors, num_anchors_per_level):
-        matched_idxs = []
-        for anchors_per_image, target in zip(anchors, targets):
-            if target["boxes"].numel() == 0:
-                matched_idxs.append(ember.full((anchors_per_image.shape[0],), -1,
-                                               dtype=ember.int64,
-                                               device=anchors_per_image.device))
-            else:
-                matched_idxs.append(self._match(anchors_per_image, target["boxes"],
-                                                num_anchors_per_level))
+        matched_idxs = match_anchors(
+            anchors, targets, lambda a, boxes: self._match(a, boxes, num_anchors_per_level))
         return self.head.compute_loss(targets, head_outputs, anchors, matched_idxs)
 
     def postprocess_detections(self, head_outputs, anchors, image_sizes):

@@ -43,6 +43,31 @@ def check_degenerate_boxes(targets) -> None:
                     f"invalid box {boxes[bb_idx].tolist()} for target at index {target_idx}.")
 
 
+def prepare_inputs(model, images, targets):
+    """The checks and the transform that start every detector's forward: returns the
+    ImageList, the transformed targets and the original image sizes."""
+    if model.training:
+        check_training_targets(targets)
+    original_image_sizes = original_sizes(images)
+    images, targets = model.transform(images, targets)
+    if targets is not None:
+        check_degenerate_boxes(targets)
+    return images, targets, original_image_sizes
+
+
+def match_anchors(anchors, targets, match):
+    """Per image, ``match(anchors, gt_boxes)``'s ground-truth index of each anchor, or all -1
+    for an image without boxes."""
+    matched_idxs = []
+    for anchors_per_image, target in zip(anchors, targets):
+        if target["boxes"].numel() == 0:
+            matched_idxs.append(ember.full((anchors_per_image.shape[0],), -1, dtype=ember.int64,
+                                           device=anchors_per_image.device))
+        else:
+            matched_idxs.append(match(anchors_per_image, target["boxes"]))
+    return matched_idxs
+
+
 class GeneralizedRCNN(nn.Module):
     """The R-CNN skeleton: ``transform`` batches the images, ``backbone`` computes features,
     ``rpn`` proposes boxes and ``roi_heads`` turns them into detections.
@@ -68,12 +93,7 @@ class GeneralizedRCNN(nn.Module):
         return losses if self.training else detections
 
     def forward(self, images, targets=None):
-        if self.training:
-            check_training_targets(targets)
-        original_image_sizes = original_sizes(images)
-        images, targets = self.transform(images, targets)
-        if targets is not None:
-            check_degenerate_boxes(targets)
+        images, targets, original_image_sizes = prepare_inputs(self, images, targets)
         features = self.backbone(images.tensors)
         if isinstance(features, ember.Tensor):
             features = OrderedDict([("0", features)])

@@ -6,16 +6,19 @@ from collections import OrderedDict
 
 from ember import nn
 from embervision.models._api import WeightsEnum, register_model, weights_of
-from embervision.models.detection._utils import _RECIPES, detection_weights, overwrite_eps
+from embervision.models.detection._utils import (
+    _RECIPES,
+    detection_weights,
+    overwrite_eps,
+    rename_v1_keys,
+)
 from embervision.models.detection.faster_rcnn import (
     FasterRCNN,
-    FastRCNNConvFCHead,
-    RPNHead,
-    _default_anchorgen,
     _faster_rcnn_arguments,
     _load,
     _prepare,
     _resnet50_fpn_backbone,
+    _v2_parts,
 )
 from embervision.models.resnet import ResNet50_Weights
 from embervision.ops import misc as misc_nn_ops
@@ -96,13 +99,9 @@ class MaskRCNNHeads(nn.Sequential):
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
         # Version-1 checkpoints name the convolutions mask_fcn1, mask_fcn2...
-        version = local_metadata.get("version", None) if local_metadata else None
-        if version is None or version < 2:
-            for i in range(len(self)):
-                for kind in ("weight", "bias"):
-                    old, new = f"{prefix}mask_fcn{i + 1}.{kind}", f"{prefix}{i}.0.{kind}"
-                    if old in state_dict:
-                        state_dict[new] = state_dict.pop(old)
+        rename_v1_keys(state_dict, local_metadata,
+                       [(f"{prefix}mask_fcn{i + 1}.{k}", f"{prefix}{i}.0.{k}")
+                        for i in range(len(self)) for k in ("weight", "bias")])
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
@@ -180,14 +179,9 @@ def maskrcnn_resnet50_fpn_v2(*, weights: MaskRCNN_ResNet50_FPN_V2_Weights | None
     weights_backbone, num_classes = _prepare(weights, weights_backbone, num_classes)
     backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
                                       trainable_backbone_layers, v2=True)
-    rpn_anchor_generator = _default_anchorgen()
-    rpn_head = RPNHead(backbone.out_channels, rpn_anchor_generator.num_anchors_per_location()[0],
-                       conv_depth=2)
-    box_head = FastRCNNConvFCHead((backbone.out_channels, 7, 7), [256, 256, 256, 256], [1024],
-                                  norm_layer=nn.BatchNorm2d)
     mask_head = MaskRCNNHeads(backbone.out_channels, [256, 256, 256, 256], 1,
                               norm_layer=nn.BatchNorm2d)
-    model = MaskRCNN(backbone, num_classes=num_classes, rpn_anchor_generator=rpn_anchor_generator,
-                     rpn_head=rpn_head, box_head=box_head, mask_head=mask_head, **kwargs)
+    model = MaskRCNN(backbone, num_classes=num_classes, **_v2_parts(backbone.out_channels),
+                     mask_head=mask_head, **kwargs)
     _load(model, weights, progress)
     return model

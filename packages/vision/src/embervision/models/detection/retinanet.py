@@ -17,12 +17,11 @@ from embervision.models.detection.backbone_utils import (
 )
 from embervision.models.detection.faster_rcnn import _load, _prepare, _resnet50_fpn_backbone
 from embervision.models.detection.generalized_rcnn import (
-    check_degenerate_boxes,
-    check_training_targets,
     features_list,
-    original_sizes,
+    match_anchors,
+    prepare_inputs,
 )
-from embervision.models.detection.transform import GeneralizedRCNNTransform
+from embervision.models.detection.transform import detection_transform
 from embervision.models.resnet import ResNet50_Weights, resnet50
 from embervision.ops import boxes as box_ops
 from embervision.ops import misc as misc_nn_ops
@@ -55,15 +54,6 @@ def _conv_tower(in_channels: int, norm_layer, depth: int = 4) -> nn.Sequential:
     return tower
 
 
-def _v1_to_v2_weights(state_dict, prefix: str, depth: int = 4) -> None:
-    # Version-1 towers were plain Sequential(conv, relu, conv, relu, ...).
-    for i in range(depth):
-        for kind in ("weight", "bias"):
-            old, new = f"{prefix}conv.{2 * i}.{kind}", f"{prefix}conv.{i}.0.{kind}"
-            if old in state_dict:
-                state_dict[new] = state_dict.pop(old)
-
-
 def _flatten_levels(outputs, channels: int):
     """Per-level ``(N, A*C, H, W)`` maps as one ``(N, sum(HWA), C)`` tensor."""
     flat = []
@@ -79,9 +69,10 @@ class _VersionedHead(nn.Module):
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        version = local_metadata.get("version", None) if local_metadata else None
-        if version is None or version < 2:
-            _v1_to_v2_weights(state_dict, prefix)
+        # Version-1 towers were plain Sequential(conv, relu, conv, relu, ...).
+        det_utils.rename_v1_keys(state_dict, local_metadata,
+                                 [(f"{prefix}conv.{2 * i}.{k}", f"{prefix}conv.{i}.0.{k}")
+                                  for i in range(4) for k in ("weight", "bias")])
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
@@ -244,12 +235,7 @@ def dense_forward(model, images, targets, compute_loss):
     """The forward of the dense detectors: transform, backbone, head and anchors, then the
     losses (training: ``compute_loss(targets, head_outputs, anchors, features)``) or the
     post-processed detections."""
-    if model.training:
-        check_training_targets(targets)
-    original_image_sizes = original_sizes(images)
-    images, targets = model.transform(images, targets)
-    if targets is not None:
-        check_degenerate_boxes(targets)
+    images, targets, original_image_sizes = prepare_inputs(model, images, targets)
     features = features_list(model.backbone(images.tensors))
     head_outputs = model.head(features)
     anchors = model.anchor_generator(images, features)
@@ -307,12 +293,7 @@ class RetinaNet(nn.Module):
                                                  allow_low_quality_matches=True)
         self.proposal_matcher = proposal_matcher
         self.box_coder = det_utils.BoxCoder(weights=(1.0, 1.0, 1.0, 1.0))
-        if image_mean is None:
-            image_mean = [0.485, 0.456, 0.406]
-        if image_std is None:
-            image_std = [0.229, 0.224, 0.225]
-        self.transform = GeneralizedRCNNTransform(min_size, max_size, image_mean, image_std,
-                                                  **kwargs)
+        self.transform = detection_transform(min_size, max_size, image_mean, image_std, **kwargs)
         self.score_thresh = score_thresh
         self.nms_thresh = nms_thresh
         self.detections_per_img = detections_per_img
@@ -323,15 +304,8 @@ class RetinaNet(nn.Module):
         return losses if self.training else detections
 
     def compute_loss(self, targets, head_outputs, anchors):
-        matched_idxs = []
-        for anchors_per_image, target in zip(anchors, targets):
-            if target["boxes"].numel() == 0:
-                matched_idxs.append(ember.full((anchors_per_image.shape[0],), -1,
-                                               dtype=ember.int64,
-                                               device=anchors_per_image.device))
-                continue
-            quality = box_ops.box_iou(target["boxes"], anchors_per_image)
-            matched_idxs.append(self.proposal_matcher(quality))
+        matched_idxs = match_anchors(
+            anchors, targets, lambda a, boxes: self.proposal_matcher(box_ops.box_iou(boxes, a)))
         return self.head.compute_loss(targets, head_outputs, anchors, matched_idxs)
 
     def postprocess_detections(self, head_outputs, anchors, image_shapes):

@@ -42,12 +42,9 @@ class RPNHead(nn.Module):
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
         # Version-1 checkpoints hold the single convolution as "conv.weight".
-        version = local_metadata.get("version", None) if local_metadata else None
-        if version is None or version < 2:
-            for kind in ("weight", "bias"):
-                old, new = f"{prefix}conv.{kind}", f"{prefix}conv.0.0.{kind}"
-                if old in state_dict:
-                    state_dict[new] = state_dict.pop(old)
+        det_utils.rename_v1_keys(state_dict, local_metadata,
+                                 [(f"{prefix}conv.{k}", f"{prefix}conv.0.0.{k}")
+                                  for k in ("weight", "bias")])
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 

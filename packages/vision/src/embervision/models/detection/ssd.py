@@ -12,15 +12,17 @@ from embervision.models._api import WeightsEnum, register_model, weights_of
 from embervision.models.detection import _utils as det_utils
 from embervision.models.detection._utils import _RECIPES, _assert, detection_weights
 from embervision.models.detection.anchor_utils import DefaultBoxGenerator
-from embervision.models.detection.backbone_utils import _validate_trainable_layers
+from embervision.models.detection.backbone_utils import (
+    _freeze_stages,
+    _validate_trainable_layers,
+)
 from embervision.models.detection.faster_rcnn import _load, _prepare
 from embervision.models.detection.generalized_rcnn import (
-    check_degenerate_boxes,
-    check_training_targets,
     features_list,
-    original_sizes,
+    match_anchors,
+    prepare_inputs,
 )
-from embervision.models.detection.transform import GeneralizedRCNNTransform
+from embervision.models.detection.transform import detection_transform
 from embervision.models.vgg import VGG16_Weights, vgg16
 from embervision.ops import boxes as box_ops
 
@@ -150,12 +152,8 @@ class SSD(nn.Module):
                            num_classes)
         self.head = head
         self.proposal_matcher = det_utils.SSDMatcher(iou_thresh)
-        if image_mean is None:
-            image_mean = [0.485, 0.456, 0.406]
-        if image_std is None:
-            image_std = [0.229, 0.224, 0.225]
-        self.transform = GeneralizedRCNNTransform(min(size), max(size), image_mean, image_std,
-                                                  size_divisible=1, fixed_size=size, **kwargs)
+        self.transform = detection_transform(min(size), max(size), image_mean, image_std,
+                                             size_divisible=1, fixed_size=size, **kwargs)
         self.score_thresh = score_thresh
         self.nms_thresh = nms_thresh
         self.detections_per_img = detections_per_img
@@ -233,25 +231,14 @@ class SSD(nn.Module):
         return detections
 
     def forward(self, images, targets=None):
-        if self.training:
-            check_training_targets(targets)
-        original_image_sizes = original_sizes(images)
-        images, targets = self.transform(images, targets)
-        if targets is not None:
-            check_degenerate_boxes(targets)
+        images, targets, original_image_sizes = prepare_inputs(self, images, targets)
         features = features_list(self.backbone(images.tensors))
         head_outputs = self.head(features)
         anchors = self.anchor_generator(images, features)
         if self.training:
-            matched_idxs = []
-            for anchors_per_image, target in zip(anchors, targets):
-                if target["boxes"].numel() == 0:
-                    matched_idxs.append(ember.full((anchors_per_image.shape[0],), -1,
-                                                   dtype=ember.int64,
-                                                   device=anchors_per_image.device))
-                    continue
-                quality = box_ops.box_iou(target["boxes"], anchors_per_image)
-                matched_idxs.append(self.proposal_matcher(quality))
+            matched_idxs = match_anchors(
+                anchors, targets,
+                lambda a, boxes: self.proposal_matcher(box_ops.box_iou(boxes, a)))
             return self.eager_outputs(self.compute_loss(targets, head_outputs, anchors,
                                                         matched_idxs), [])
         detections = self.postprocess_detections(head_outputs, anchors, images.image_sizes)
@@ -321,11 +308,7 @@ def _vgg_extractor(backbone, highres: bool, trainable_layers: int) -> SSDFeature
     _assert(0 <= trainable_layers <= num_stages,
             f"trainable_layers should be in the range [0, {num_stages}]. Instead got "
             f"{trainable_layers}")
-    freeze_before = (len(backbone) if trainable_layers == 0
-                     else stage_indices[num_stages - trainable_layers])
-    for b in backbone[:freeze_before]:
-        for parameter in b.parameters():
-            parameter.requires_grad_(False)
+    _freeze_stages(backbone, stage_indices, trainable_layers)
     return SSDFeatureExtractorVGG(backbone, highres)
 
 

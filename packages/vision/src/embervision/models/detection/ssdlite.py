@@ -11,7 +11,10 @@ from embervision.models._utils import _mobilenet_stage_indices
 from embervision.models.detection import _utils as det_utils
 from embervision.models.detection._utils import _RECIPES, detection_weights
 from embervision.models.detection.anchor_utils import DefaultBoxGenerator
-from embervision.models.detection.backbone_utils import _validate_trainable_layers
+from embervision.models.detection.backbone_utils import (
+    _freeze_stages,
+    _validate_trainable_layers,
+)
 from embervision.models.detection.faster_rcnn import _load, _prepare
 from embervision.models.detection.ssd import SSD, SSDScoringHead, _drop_size
 from embervision.models.mobilenetv3 import MobileNet_V3_Large_Weights, mobilenet_v3_large
@@ -147,11 +150,7 @@ def _mobilenet_extractor(backbone, trainable_layers: int, norm_layer):
     if not 0 <= trainable_layers <= num_stages:
         raise ValueError(f"trainable_layers should be in the range [0, {num_stages}], instead "
                          f"got {trainable_layers}")
-    freeze_before = (len(backbone) if trainable_layers == 0
-                     else stage_indices[num_stages - trainable_layers])
-    for b in backbone[:freeze_before]:
-        for parameter in b.parameters():
-            parameter.requires_grad_(False)
+    _freeze_stages(backbone, stage_indices, trainable_layers)
     return SSDLiteFeatureExtractorMobileNet(backbone, stage_indices[-2], norm_layer)
 
 

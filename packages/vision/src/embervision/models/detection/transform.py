@@ -57,6 +57,15 @@ def resize_keypoints(keypoints: ember.Tensor, original_size, new_size) -> ember.
         [keypoints[..., :2] * scale[:2], keypoints[..., 2:]], dim=-1)
 
 
+def detection_transform(min_size, max_size, image_mean=None, image_std=None, **kwargs):
+    """GeneralizedRCNNTransform with ImageNet's mean and std where none is given."""
+    if image_mean is None:
+        image_mean = [0.485, 0.456, 0.406]
+    if image_std is None:
+        image_std = [0.229, 0.224, 0.225]
+    return GeneralizedRCNNTransform(min_size, max_size, image_mean, image_std, **kwargs)
+
+
 class GeneralizedRCNNTransform(nn.Module):
     """Input and target transformation of the detection models.
 
