@@ -285,14 +285,8 @@ def fasterrcnn_resnet50_fpn(*, weights: FasterRCNN_ResNet50_FPN_Weights | None =
     """
     weights = FasterRCNN_ResNet50_FPN_Weights.verify(weights)
     weights_backbone = ResNet50_Weights.verify(weights_backbone)
-    weights_backbone, num_classes = _prepare(weights, weights_backbone, num_classes)
-    backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
-                                      trainable_backbone_layers)
-    model = FasterRCNN(backbone, num_classes=num_classes, **kwargs)
-    _load(model, weights, progress)
-    if weights == FasterRCNN_ResNet50_FPN_Weights.COCO_V1:
-        overwrite_eps(model, 0.0)
-    return model
+    return _resnet50_fpn_detector(FasterRCNN, weights, weights_backbone, progress, num_classes,
+                                  trainable_backbone_layers, kwargs)
 
 
 @register_model()
@@ -313,6 +307,20 @@ def fasterrcnn_resnet50_fpn_v2(*, weights: FasterRCNN_ResNet50_FPN_V2_Weights | 
     model = FasterRCNN(backbone, num_classes=num_classes, **_v2_parts(backbone.out_channels),
                        **kwargs)
     _load(model, weights, progress)
+    return model
+
+
+def _resnet50_fpn_detector(model_cls, weights, weights_backbone, progress, num_classes,
+                           trainable_backbone_layers, kwargs):
+    """A v1 R-CNN on ResNet-50-FPN with its weights; the COCO_V1 weights were trained with a
+    FrozenBatchNorm2d eps of 0."""
+    weights_backbone, num_classes = _prepare(weights, weights_backbone, num_classes)
+    backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
+                                      trainable_backbone_layers)
+    model = model_cls(backbone, num_classes=num_classes, **kwargs)
+    _load(model, weights, progress)
+    if weights is not None and weights.name == "COCO_V1":
+        overwrite_eps(model, 0.0)
     return model
 
 

@@ -9,7 +9,6 @@ from embervision.models._api import WeightsEnum, register_model, weights_of
 from embervision.models.detection._utils import (
     _RECIPES,
     detection_weights,
-    overwrite_eps,
     rename_v1_keys,
 )
 from embervision.models.detection.faster_rcnn import (
@@ -18,6 +17,7 @@ from embervision.models.detection.faster_rcnn import (
     _load,
     _prepare,
     _resnet50_fpn_backbone,
+    _resnet50_fpn_detector,
     _v2_parts,
 )
 from embervision.models.resnet import ResNet50_Weights
@@ -154,14 +154,8 @@ def maskrcnn_resnet50_fpn(*, weights: MaskRCNN_ResNet50_FPN_Weights | None = Non
     :func:`~embervision.models.detection.fasterrcnn_resnet50_fpn`."""
     weights = MaskRCNN_ResNet50_FPN_Weights.verify(weights)
     weights_backbone = ResNet50_Weights.verify(weights_backbone)
-    weights_backbone, num_classes = _prepare(weights, weights_backbone, num_classes)
-    backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
-                                      trainable_backbone_layers)
-    model = MaskRCNN(backbone, num_classes=num_classes, **kwargs)
-    _load(model, weights, progress)
-    if weights == MaskRCNN_ResNet50_FPN_Weights.COCO_V1:
-        overwrite_eps(model, 0.0)
-    return model
+    return _resnet50_fpn_detector(MaskRCNN, weights, weights_backbone, progress, num_classes,
+                                  trainable_backbone_layers, kwargs)
 
 
 @register_model()

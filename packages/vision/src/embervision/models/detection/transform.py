@@ -91,9 +91,9 @@ class GeneralizedRCNNTransform(nn.Module):
         self.image_std = image_std
         self.size_divisible = size_divisible
         self.fixed_size = fixed_size
+        # Other keywords are ignored, as torchvision ignores them (SSDlite's builder hands its
+        # keywords to both the backbone and the model).
         self._skip_resize = kwargs.pop("_skip_resize", False)
-        if kwargs:
-            raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
 
     def forward(self, images, targets=None):
         images = list(images)
