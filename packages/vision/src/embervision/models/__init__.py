@@ -1,6 +1,7 @@
 """``embervision.models``: architectures with torchvision's builders, weights enums and
 state-dict keys, so that torchvision checkpoints load with ``strict=True``."""
 
+from embervision.models import detection as detection  # registers its builders
 from embervision.models import segmentation as segmentation  # registers its builders
 from embervision.models._api import (
     Weights,

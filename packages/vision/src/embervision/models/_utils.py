@@ -50,3 +50,16 @@ class IntermediateLayerGetter(nn.ModuleDict):
             if name in self.return_layers:
                 out[self.return_layers[name]] = x
         return out
+
+
+def _ovewrite_value_param(param: str, actual, expected):
+    if actual is not None and actual != expected:
+        raise ValueError(
+            f"The parameter '{param}' expected value {expected} but got {actual} instead.")
+    return expected
+
+
+def _mobilenet_stage_indices(backbone) -> list[int]:
+    """The first layer, each layer that reduces the resolution, and the last layer."""
+    return ([0] + [i for i, b in enumerate(backbone) if getattr(b, "_is_cn", False)]
+            + [len(backbone) - 1])

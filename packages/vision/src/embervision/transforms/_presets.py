@@ -7,7 +7,7 @@ from ember import nn
 from embervision.transforms import functional as F
 from embervision.transforms._utils import InterpolationMode, interpolation_mode
 
-__all__ = ["ImageClassification", "SemanticSegmentation"]
+__all__ = ["ImageClassification", "ObjectDetection", "SemanticSegmentation"]
 
 
 class ImageClassification(nn.Module):
@@ -46,6 +46,19 @@ class ImageClassification(nn.Module):
     def extra_repr(self) -> str:
         return (f"crop_size={self.crop_size}, resize_size={self.resize_size}, mean={self.mean}, "
                 f"std={self.std}, interpolation={self.interpolation}")
+
+
+class ObjectDetection(nn.Module):
+    """Scale to ``[0, 1]`` float: the evaluation preprocessing of the detection weights (the
+    models normalize and resize by themselves)."""
+
+    def forward(self, img):
+        if not isinstance(img, ember.Tensor):
+            img = F.pil_to_tensor(img)
+        return F.convert_image_dtype(img, ember.float32)
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__ + "()"
 
 
 class SemanticSegmentation(nn.Module):

@@ -33,13 +33,6 @@ class _SimpleSegmentationModel(nn.Module):
         return result
 
 
-def _ovewrite_value_param(param: str, actual, expected):
-    if actual is not None and actual != expected:
-        raise ValueError(
-            f"The parameter '{param}' expected value {expected} but got {actual} instead.")
-    return expected
-
-
 def voc_weights(stem: str, num_params: int, recipe: str, miou: float, pixel_acc: float,
                 ops: float, file_size: float) -> Weights:
     """Segmentation weights trained on the COCO subset with the 20 VOC classes, at
@@ -56,12 +49,6 @@ def voc_weights(stem: str, num_params: int, recipe: str, miou: float, pixel_acc:
               "_metrics": {"COCO-val2017-VOC-labels": {"miou": miou, "pixel_acc": pixel_acc}},
               "_ops": ops, "_file_size": file_size},
     )
-
-
-def _mobilenet_stage_indices(backbone) -> list[int]:
-    """The first layer, each layer that reduces the resolution, and the last layer."""
-    return ([0] + [i for i, b in enumerate(backbone) if getattr(b, "_is_cn", False)]
-            + [len(backbone) - 1])
 
 
 _RECIPES = "https://github.com/pytorch/vision/tree/main/references/segmentation"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from ember import nn
 from embervision.models._api import WeightsEnum, register_model, weights_of
-from embervision.models._utils import IntermediateLayerGetter
+from embervision.models._utils import IntermediateLayerGetter, _ovewrite_value_param
 from embervision.models.resnet import ResNet50_Weights, ResNet101_Weights, resnet50, resnet101
 from embervision.models.segmentation._utils import (
     _RECIPES,
-    _ovewrite_value_param,
     _SimpleSegmentationModel,
     voc_weights,
 )

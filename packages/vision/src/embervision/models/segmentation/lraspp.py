@@ -7,12 +7,14 @@ from collections import OrderedDict
 from ember import nn
 from ember.nn import functional as F
 from embervision.models._api import WeightsEnum, register_model, weights_of
-from embervision.models._utils import IntermediateLayerGetter
+from embervision.models._utils import (
+    IntermediateLayerGetter,
+    _mobilenet_stage_indices,
+    _ovewrite_value_param,
+)
 from embervision.models.mobilenetv3 import MobileNet_V3_Large_Weights, mobilenet_v3_large
 from embervision.models.segmentation._utils import (
     _RECIPES,
-    _mobilenet_stage_indices,
-    _ovewrite_value_param,
     voc_weights,
 )
 
