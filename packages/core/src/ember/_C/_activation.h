@@ -19,29 +19,11 @@
 #define EMBER_INV_SQRT_2PI 0.39894228040143267794
 #define EMBER_SQRPI 0.56418958354775628695 /* 1 / sqrt(pi) */
 
-/* exp for float (Cody-Waite reduction, Cephes' polynomial, about 1 ulp) on [-87, 88];
-   0 below -87 (where the exact value is 1.6e-38 or less: the callers' products of it
-   are far below the float results they add it to, or are 0 in torch too). */
+/* ember_expf (_simd.h), and 0 below -87 (where the exact value is 1.6e-38 or less: the
+   callers' products of it are far below the float results they add it to, or 0 in torch
+   too) instead of exp(-87). */
 EMBER_INLINE float ember_act_expf(float x) {
-    float under = x < -87.0f ? 0.0f : 1.0f;
-    x = x > 88.0f ? 88.0f : x;
-    x = x < -87.0f ? -87.0f : x;
-    float fx = x * 1.44269504088896341f;
-    fx = (fx + 12582912.0f) - 12582912.0f; /* round to nearest */
-    float r = x - fx * 0.693359375f;
-    r = r - fx * -2.12194440e-4f;
-    float r2 = r * r;
-    float y = 1.9875691500E-4f;
-    y = y * r + 1.3981999507E-3f;
-    y = y * r + 8.3334519073E-3f;
-    y = y * r + 4.1665795894E-2f;
-    y = y * r + 1.6666665459E-1f;
-    y = y * r + 5.0000001201E-1f;
-    y = y * r2 + r + 1.0f;
-    int32_t k = (int32_t)fx;
-    union { int32_t i; float f; } u;
-    u.i = (k + 127) << 23;
-    return y * u.f * under;
+    return x < -87.0f ? 0.0f : ember_expf(x);
 }
 
 /* Phi(x) = (1 + erf(x / sqrt(2))) / 2 and, in *pdf, phi(x) = exp(-x^2 / 2) / sqrt(2 pi),
