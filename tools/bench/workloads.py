@@ -310,8 +310,10 @@ def lenet5_adam(lib, device):
     return lenet_step(lib, device, 6, 16, 120, 84, 64)
 
 
-def resnet18_cifar(nn):
-    """ResNet-18 for 3x32x32 inputs: basic blocks 64-128-256-512 with BatchNorm, 10 classes."""
+def cifar_resnet(nn, widths, blocks):
+    """A ResNet for 3x32x32 inputs: a 3x3 stem of ``widths[0]`` channels, then one stage per
+    width (stride 1 for the first, 2 after) of ``blocks`` basic blocks with BatchNorm, global
+    average pooling and 10 classes."""
 
     class BasicBlock(nn.Module):
         def __init__(self, cin, cout, stride):
@@ -331,13 +333,19 @@ def resnet18_cifar(nn):
             out = self.bn2(self.conv2(out))
             return self.relu(out + self.shortcut(x))
 
-    layers = [nn.Conv2d(3, 64, 3, padding=1, bias=False), nn.BatchNorm2d(64), nn.ReLU()]
-    cin = 64
-    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
-        layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
-        cin = cout
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, 10)]
+    cin = widths[0]
+    layers = [nn.Conv2d(3, cin, 3, padding=1, bias=False), nn.BatchNorm2d(cin), nn.ReLU()]
+    for i, cout in enumerate(widths):
+        for block in range(blocks):
+            layers.append(BasicBlock(cin, cout, 2 if i > 0 and block == 0 else 1))
+            cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 10)]
     return nn.Sequential(*layers)
+
+
+def resnet18_cifar(nn):
+    """ResNet-18 for 3x32x32 inputs: basic blocks 64-128-256-512 with BatchNorm, 10 classes."""
+    return cifar_resnet(nn, (64, 128, 256, 512), 2)
 
 
 @workload(

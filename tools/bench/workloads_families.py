@@ -33,6 +33,7 @@ from .workloads import (
     _labels,
     _rng,
     _train_step,
+    cifar_resnet,
     lenet_step,
     mlp_step,
     rnn_lm_step,
@@ -79,41 +80,10 @@ _register("lenet", NN, _LENET,
 
 # --- small ResNet ------------------------------------------------------------------------------
 
-def small_resnet(nn, width):
-    """A CIFAR-style ResNet: a 3x3 stem, one basic block per stage at widths w, 2w, 4w
-    (strides 1, 2, 2) with BatchNorm, global average pooling and 10 classes."""
-
-    class BasicBlock(nn.Module):
-        def __init__(self, cin, cout, stride):
-            super().__init__()
-            self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
-            self.bn1 = nn.BatchNorm2d(cout)
-            self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
-            self.bn2 = nn.BatchNorm2d(cout)
-            self.relu = nn.ReLU()
-            self.shortcut = nn.Sequential()
-            if stride != 1 or cin != cout:
-                self.shortcut = nn.Sequential(
-                    nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            out = self.relu(self.bn1(self.conv1(x)))
-            out = self.bn2(self.conv2(out))
-            return self.relu(out + self.shortcut(x))
-
-    layers = [nn.Conv2d(3, width, 3, padding=1, bias=False), nn.BatchNorm2d(width), nn.ReLU()]
-    cin = width
-    for cout, stride in ((width, 1), (2 * width, 2), (4 * width, 2)):
-        layers.append(BasicBlock(cin, cout, stride))
-        cin = cout
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 10)]
-    return nn.Sequential(*layers)
-
-
 def resnet_step(lib, device, width, image, batch):
     nn = lib.nn
     lib.manual_seed(0)
-    model = small_resnet(nn, width).to(device)
+    model = cifar_resnet(nn, (width, 2 * width, 4 * width), 1).to(device)
     optimizer = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     x = tensor(lib, _rng().standard_normal((batch, 3, image, image), F32), device)
     return _train_step(model, optimizer, nn.CrossEntropyLoss(), x,
