@@ -203,3 +203,16 @@ def test_family_matrix_has_a_row_per_family(bench):
     assert rows == [["family", "small", "medium", "large"],
                     ["gpt", "0.50 / 0.40", "-", "1.50 / 0.90 *"]]
     assert bench.report.family_matrix([{"name": "op_add", "status": "ok"}]) == []
+
+
+def test_quick_mode_leaves_out_the_families_peak_rss_and_judges_the_time(quick_run):
+    mlp = quick_run["json"]["results"][2]
+    if mlp["status"] != "ok":
+        pytest.skip(f"mlp_sgd did not run here: {mlp['reason']}")
+    assert mlp["family"] == "mlp" and mlp["size"] == "medium"
+    assert "peak_rss_mb" not in mlp
+    assert "peak RSS not measured in quick mode" in mlp["notes"]
+    time_target = mlp["targets"][0]
+    assert mlp["verdict"] == ("meets" if time_target["met"] else "misses")
+    assert any(line.split() == ["family", "small", "medium", "large"]
+               for line in quick_run["stdout"].splitlines())
