@@ -160,3 +160,59 @@ def test_interleaved_timing_takes_turns(bench):
         repeats=4, block_s=0.0, budget_s=None, warmup_s=0.0, min_warmup_calls=1)
     assert [len(s.samples) for s in stats.values()] == [4, 4]
     assert order[2:] == ["a", "b", "b", "a", "a", "b", "b", "a"]  # after one warm-up call each
+
+
+def test_model_families_have_three_sizes_and_select_by_family_and_size(bench):
+    import bench.workloads_families  # noqa: F401 - registers the families
+
+    select = bench.registry.select
+    families = {}
+    for w in bench.registry.REGISTRY.values():
+        if w.family:
+            families.setdefault(w.family, {})[w.size] = w.name
+    assert set(families) == {"mlp", "lenet", "resnet", "lstm_lm", "gru_lm", "transformer",
+                             "gpt"}
+    for family, sizes in families.items():
+        assert set(sizes) == {"small", "medium", "large"}, family
+    # the existing workloads are their families' medium sizes, under their names
+    assert families["mlp"]["medium"] == "mlp_sgd"
+    assert families["transformer"]["medium"] == "transformer_encoder"
+    assert [w.name for w in select("gpt")] == ["gpt_small", "gpt_medium", "gpt_large"]
+    assert [w.name for w in select("gpt", "small,large")] == ["gpt_small", "gpt_large"]
+    medium = [w.name for w in select(None, "medium")]
+    assert "mlp_sgd" in medium and "gpt_medium" in medium and "op_add" in medium
+    assert "gpt_small" not in medium and "lstm_lm_large" not in medium
+    assert [w.name for w in select("gpt_large", "medium")] == ["gpt_large"]  # named: kept
+    with pytest.raises(KeyError, match="unknown sizes"):
+        select(None, "huge")
+    gpt = bench.registry.REGISTRY["gpt_small"]
+    assert [t.value for t in gpt.targets] == [0.8, 1.0] and gpt.peak_rss
+
+
+def test_family_matrix_has_a_row_per_family(bench):
+    def result(name, family, size, ratio, rss, verdict):
+        return {"name": name, "family": family, "size": size, "status": "ok", "ratio": ratio,
+                "metrics": {"time ember/torch": ratio, "peak RSS ember/torch": rss},
+                "verdict": verdict}
+
+    rows = bench.report.family_matrix([
+        result("gpt_small", "gpt", "small", 0.5, 0.4, "meets"),
+        result("gpt_large", "gpt", "large", 1.5, 0.9, "misses"),
+        {"name": "op_add", "status": "ok", "ratio": 0.4},
+    ])
+    assert rows == [["family", "small", "medium", "large"],
+                    ["gpt", "0.50 / 0.40", "-", "1.50 / 0.90 *"]]
+    assert bench.report.family_matrix([{"name": "op_add", "status": "ok"}]) == []
+
+
+def test_quick_mode_leaves_out_the_families_peak_rss_and_judges_the_time(quick_run):
+    mlp = quick_run["json"]["results"][2]
+    if mlp["status"] != "ok":
+        pytest.skip(f"mlp_sgd did not run here: {mlp['reason']}")
+    assert mlp["family"] == "mlp" and mlp["size"] == "medium"
+    assert "peak_rss_mb" not in mlp
+    assert "peak RSS not measured in quick mode" in mlp["notes"]
+    time_target = mlp["targets"][0]
+    assert mlp["verdict"] == ("meets" if time_target["met"] else "misses")
+    assert any(line.split() == ["family", "small", "medium", "large"]
+               for line in quick_run["stdout"].splitlines())

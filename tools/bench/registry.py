@@ -88,6 +88,8 @@ class Workload:
     cpu_only: bool = False  # not repeated with --device cuda
     extra: Callable | None = None  # extra(times: dict[str, float]) -> (dict, list[str] notes)
     notes: tuple[str, ...] = field(default=())
+    family: str = ""  # a model family measured at several sizes (workloads_families.py)
+    size: str = ""  # its size there: "small", "medium" or "large"
 
 
 REGISTRY: dict[str, Workload] = {}
@@ -140,14 +142,29 @@ def missing(lib, requires) -> list[str]:
     return gaps
 
 
-def select(names: str | None) -> list[Workload]:
-    """The workloads named in a comma-separated list (a group name selects its group), in
-    registration order; all of them for None."""
-    if not names:
-        return list(REGISTRY.values())
-    wanted = [n.strip() for n in names.split(",") if n.strip()]
-    groups = {w.group for w in REGISTRY.values()}
-    unknown = [n for n in wanted if n not in REGISTRY and n not in groups]
-    if unknown:
-        raise KeyError(f"unknown workloads {unknown}; known: {', '.join(REGISTRY)}")
-    return [w for w in REGISTRY.values() if w.name in wanted or w.group in wanted]
+def _names(text: str | None) -> list[str]:
+    return [n.strip() for n in (text or "").split(",") if n.strip()]
+
+
+def select(names: str | None, sizes: str | None = None) -> list[Workload]:
+    """The workloads named in a comma-separated list (a group or family name selects its
+    group or family), in registration order; all of them for None. ``sizes`` (e.g.
+    ``"small,medium"``) keeps, of the workloads measured at several sizes, those sizes only
+    (one named in ``names`` itself is always kept); None keeps all."""
+    workloads = list(REGISTRY.values())
+    wanted = _names(names)
+    if wanted:
+        sets = {w.group for w in workloads} | {w.family for w in workloads if w.family}
+        unknown = [n for n in wanted if n not in REGISTRY and n not in sets]
+        if unknown:
+            raise KeyError(f"unknown workloads {unknown}; known: {', '.join(REGISTRY)}")
+        workloads = [w for w in workloads
+                     if w.name in wanted or w.group in wanted or w.family in wanted]
+    if sizes is not None:
+        keep = _names(sizes)
+        known = {w.size for w in REGISTRY.values() if w.size}
+        unknown = [s for s in keep if s not in known]
+        if unknown:
+            raise KeyError(f"unknown sizes {unknown}; known: {', '.join(sorted(known))}")
+        workloads = [w for w in workloads if not w.size or w.size in keep or w.name in wanted]
+    return workloads

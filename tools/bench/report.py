@@ -250,7 +250,44 @@ def render_table(results: list[dict]) -> str:
             lines.append("  ".join("-" * w for w in widths))
     for name, status, text in _footnotes(results):
         lines.append(f"  {name}{f' ({status})' if status else ''}: {text}")
+    matrix = family_matrix(results)
+    if matrix:
+        widths = [max(len(row[i]) for row in matrix) for i in range(len(matrix[0]))]
+        lines += ["", FAMILY_NOTE]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+                  for row in matrix]
     return "\n".join(lines)
+
+
+def family_matrix(results: list[dict]) -> list[list[str]]:
+    """The ratios of the model families as rows (family, then one cell per size): the time
+    ratio ember/torch, the peak-RSS ratio after a slash, and ``*`` where a target is missed.
+    Empty when no workload of a family ran."""
+    sizes = ("small", "medium", "large")
+    families: dict[str, dict[str, str]] = {}
+    for r in results:
+        family, size = r.get("family"), r.get("size")
+        if not family or size not in sizes:
+            continue
+        cell = r["status"]
+        if r["status"] == "ok":
+            cell = _ratio(r)
+            rss = (r.get("metrics") or {}).get("peak RSS ember/torch")
+            if rss is not None:
+                cell += f" / {rss:.2f}"
+            if r.get("verdict") == "misses":
+                cell += " *"
+        families.setdefault(family, {})[size] = cell
+    if not families:
+        return []
+    rows = [["family", *sizes]]
+    for family, cells in families.items():
+        rows.append([family, *(cells.get(size, "-") for size in sizes)])
+    return rows
+
+
+FAMILY_NOTE = ("ember/torch time / peak RSS ember/torch, per model family and size; * marks a "
+               "missed target (time <= 0.8 small, <= 1.0 medium and large; peak RSS <= 1.0).")
 
 
 def _footnotes(results: list[dict]) -> list[tuple[str, str, str]]:
@@ -295,6 +332,11 @@ def render_markdown(run: dict) -> str:
         "(`source`). Peak RSS is the high-water mark of a fresh process that imports one "
         "library and runs the workload.",
     ]
+    matrix = family_matrix(run["results"])
+    if matrix:
+        lines += ["", FAMILY_NOTE, "", "| " + " | ".join(matrix[0]) + " |",
+                  "|" + " --- |" * len(matrix[0])]
+        lines += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in matrix[1:]]
     notes = _footnotes(run["results"])
     if notes:
         lines.append("")
@@ -337,14 +379,17 @@ this table is where it is checked (DESIGN.md section 5).
 
 ```
 nox -s bench                                  # the default run (under 10 minutes on 2 cores)
-nox -s bench -- --quick                       # under 2 minutes
+nox -s bench -- --quick                       # under 2 minutes: medium sizes, fewer samples
 nox -s bench -- --workloads op_add,chain10_grad --repeats 50
+nox -s bench -- --workloads gpt --sizes small,large   # one model family at two sizes
 nox -s bench -- --device cuda                 # ember on CUDA against torch on CUDA (CuPy + GPU)
 python tools/bench/run.py --list              # the workloads and whether ember has their features
 ```
 
-Options: `--workloads` takes names or groups (per-op, throughput, footprint, nn, sequence, optim,
-data); `--repeats N` fixes the samples per library (no time budget); `--json PATH` (default
+Options: `--workloads` takes names, groups (per-op, throughput, footprint, nn, sequence, optim,
+data) or model families (mlp, lenet, resnet, lstm_lm, gru_lm, transformer, gpt: each at a small,
+a medium and a large size); `--sizes` keeps some sizes of the families (default all; medium in
+`--quick`); `--repeats N` fixes the samples per library (no time budget); `--json PATH` (default
 bench-results-DEVICE.json at the repository root); `--markdown PATH` (default this file) or
 `--no-markdown`; `--torch-threads N`; `--no-profile`.
 

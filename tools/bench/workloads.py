@@ -239,43 +239,81 @@ def _labels(lib, device, n, classes, seed=1):
     return tensor(lib, np.random.default_rng(seed).integers(0, classes, n), device)
 
 
-@workload(
-    "mlp_sgd", group=NN, source="#4", targets=(Target("time ember/torch", "<=", 1.0),),
-    title="MLP 784-512-256-10, batch 128, SGD step", repeats=25, budget_s=20.0, block_s=0.1,
-    requires=("manual_seed", "nn.Sequential", "nn.Linear", "nn.ReLU", "nn.CrossEntropyLoss",
-              "optim.SGD"),
-)
-def mlp_sgd(lib, device):
+def size_targets(size: str) -> tuple[Target, ...]:
+    """Issue 24's targets for a model family at ``size``: ember/torch time <= 0.8 for the
+    small shapes (where a lean framework's lower overhead should show), <= 1.0 for the
+    medium and large ones; peak RSS <= 1.0x torch's everywhere."""
+    return (Target("time ember/torch", "<=", 0.8 if size == "small" else 1.0),
+            Target("peak RSS ember/torch", "<=", 1.0))
+
+
+# The model families (MLP, LeNet-style CNN, LSTM LM, Transformer encoder) are built by one
+# function of their shape; the workloads below are their medium sizes, workloads_families.py
+# registers the small and large ones (and the families that have no workload here).
+
+_MLP = ("manual_seed", "nn.Sequential", "nn.Linear", "nn.ReLU", "nn.CrossEntropyLoss",
+        "optim.SGD")
+
+
+def mlp_step(lib, device, widths, batch):
+    """An MLP 784-widths-10 with ReLUs, SGD."""
     nn = lib.nn
     lib.manual_seed(0)
-    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(),
-                          nn.Linear(256, 10)).to(device)
+    layers, cin = [], 784
+    for width in widths:
+        layers += [nn.Linear(cin, width), nn.ReLU()]
+        cin = width
+    model = nn.Sequential(*layers, nn.Linear(cin, 10)).to(device)
     optimizer = lib.optim.SGD(model.parameters(), lr=0.01)
-    x = tensor(lib, _rng().standard_normal((128, 784), F32), device)
-    return _train_step(model, optimizer, nn.CrossEntropyLoss(), x, _labels(lib, device, 128, 10))
+    x = tensor(lib, _rng().standard_normal((batch, 784), F32), device)
+    return _train_step(model, optimizer, lib.nn.CrossEntropyLoss(), x,
+                       _labels(lib, device, batch, 10))
 
 
 @workload(
-    "lenet5_adam", group=NN, source="#4", targets=(Target("time ember/torch", "<=", 1.3),),
-    title="LeNet-5, 1x28x28, batch 64, Adam step", repeats=20, budget_s=25.0, block_s=0.1,
-    requires=("manual_seed", "nn.Sequential", "nn.Conv2d", "nn.MaxPool2d", "nn.Flatten",
-              "nn.Linear", "nn.ReLU", "nn.CrossEntropyLoss", "optim.Adam"),
+    "mlp_sgd", group=NN, source="#24", targets=size_targets("medium"), family="mlp",
+    size="medium", peak_rss=True,
+    title="MLP 784-512-256-10, batch 128, SGD step", repeats=25, budget_s=20.0, block_s=0.1,
+    requires=_MLP,
 )
-def lenet5_adam(lib, device):
+def mlp_sgd(lib, device):
+    return mlp_step(lib, device, (512, 256), 128)
+
+
+_LENET = ("manual_seed", "nn.Sequential", "nn.Conv2d", "nn.MaxPool2d", "nn.Flatten",
+          "nn.Linear", "nn.ReLU", "nn.CrossEntropyLoss", "optim.Adam")
+
+
+def lenet_step(lib, device, c1, c2, f1, f2, batch):
+    """A LeNet-style CNN on 1x28x28: conv 5x5 (c1, padded) - pool - conv 5x5 (c2) - pool -
+    fc f1 - fc f2 - 10, ReLUs, Adam."""
     nn = lib.nn
     lib.manual_seed(0)
     model = nn.Sequential(
-        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-        nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),
+        nn.Conv2d(1, c1, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(c1, c2, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(c2 * 5 * 5, f1), nn.ReLU(), nn.Linear(f1, f2), nn.ReLU(), nn.Linear(f2, 10),
     ).to(device)
     optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
-    x = tensor(lib, _rng().standard_normal((64, 1, 28, 28), F32), device)
-    return _train_step(model, optimizer, nn.CrossEntropyLoss(), x, _labels(lib, device, 64, 10))
+    x = tensor(lib, _rng().standard_normal((batch, 1, 28, 28), F32), device)
+    return _train_step(model, optimizer, nn.CrossEntropyLoss(), x,
+                       _labels(lib, device, batch, 10))
 
 
-def resnet18_cifar(nn):
-    """ResNet-18 for 3x32x32 inputs: basic blocks 64-128-256-512 with BatchNorm, 10 classes."""
+@workload(
+    "lenet5_adam", group=NN, source="#24", targets=size_targets("medium"), family="lenet",
+    size="medium", peak_rss=True,
+    title="LeNet-5, 1x28x28, batch 64, Adam step", repeats=20, budget_s=25.0, block_s=0.1,
+    requires=_LENET,
+)
+def lenet5_adam(lib, device):
+    return lenet_step(lib, device, 6, 16, 120, 84, 64)
+
+
+def cifar_resnet(nn, widths, blocks):
+    """A ResNet for 3x32x32 inputs: a 3x3 stem of ``widths[0]`` channels, then one stage per
+    width (stride 1 for the first, 2 after) of ``blocks`` basic blocks with BatchNorm, global
+    average pooling and 10 classes."""
 
     class BasicBlock(nn.Module):
         def __init__(self, cin, cout, stride):
@@ -295,13 +333,19 @@ def resnet18_cifar(nn):
             out = self.bn2(self.conv2(out))
             return self.relu(out + self.shortcut(x))
 
-    layers = [nn.Conv2d(3, 64, 3, padding=1, bias=False), nn.BatchNorm2d(64), nn.ReLU()]
-    cin = 64
-    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
-        layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
-        cin = cout
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, 10)]
+    cin = widths[0]
+    layers = [nn.Conv2d(3, cin, 3, padding=1, bias=False), nn.BatchNorm2d(cin), nn.ReLU()]
+    for i, cout in enumerate(widths):
+        for block in range(blocks):
+            layers.append(BasicBlock(cin, cout, 2 if i > 0 and block == 0 else 1))
+            cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 10)]
     return nn.Sequential(*layers)
+
+
+def resnet18_cifar(nn):
+    """ResNet-18 for 3x32x32 inputs: basic blocks 64-128-256-512 with BatchNorm, 10 classes."""
+    return cifar_resnet(nn, (64, 128, 256, 512), 2)
 
 
 @workload(
@@ -324,26 +368,24 @@ def resnet18_sgd(lib, device):
 
 # --- sequences (issue 5) ---------------------------------------------------------------------
 
-@workload(
-    "lstm2_lm", group=SEQUENCE, source="#5", targets=(Target("time ember/torch", "<=", 1.2),),
-    title="2-layer LSTM LM, vocab 10000, 256, seq 35, batch 20, SGD step",
-    repeats=15, budget_s=30.0, block_s=0.0,
-    requires=("manual_seed", "nn.Module", "nn.Embedding", "nn.LSTM", "nn.Linear",
-              "nn.CrossEntropyLoss", "optim.SGD"),
-)
-def lstm2_lm(lib, device):
+_RNN_LM = ("manual_seed", "nn.Module", "nn.Embedding", "nn.Linear", "nn.CrossEntropyLoss",
+           "optim.SGD")
+
+
+def rnn_lm_step(lib, device, cell, vocab, width, seq, batch):
+    """A word-level language model: embedding, a 2-layer ``cell`` (``"LSTM"`` or ``"GRU"``)
+    as wide as the embedding, a linear decoder to the vocabulary; SGD."""
     nn = lib.nn
-    vocab, width, seq, batch = 10000, 256, 35, 20
 
     class LanguageModel(nn.Module):
         def __init__(self):
             super().__init__()
             self.embedding = nn.Embedding(vocab, width)
-            self.lstm = nn.LSTM(width, width, num_layers=2)
+            self.rnn = getattr(nn, cell)(width, width, num_layers=2)
             self.decoder = nn.Linear(width, vocab)
 
         def forward(self, tokens):
-            out, _ = self.lstm(self.embedding(tokens))
+            out, _ = self.rnn(self.embedding(tokens))
             return self.decoder(out).reshape(-1, vocab)
 
     lib.manual_seed(0)
@@ -356,23 +398,41 @@ def lstm2_lm(lib, device):
 
 
 @workload(
-    "transformer_encoder", group=SEQUENCE, source="#5",
-    targets=(Target("time ember/torch", "<=", 1.3),),
-    title="TransformerEncoder 2x(256, 4 heads, ff 1024), seq 128, batch 16, SGD step",
-    repeats=10, budget_s=40.0, block_s=0.0,
-    requires=("manual_seed", "nn.TransformerEncoder", "nn.TransformerEncoderLayer",
-              "nn.MSELoss", "optim.SGD"),
+    "lstm2_lm", group=SEQUENCE, source="#24", targets=size_targets("medium"), family="lstm_lm",
+    size="medium", peak_rss=True,
+    title="2-layer LSTM LM, vocab 10000, 256, seq 35, batch 20, SGD step",
+    repeats=15, budget_s=30.0, block_s=0.0, requires=_RNN_LM + ("nn.LSTM",),
 )
-def transformer_encoder(lib, device):
+def lstm2_lm(lib, device):
+    return rnn_lm_step(lib, device, "LSTM", 10000, 256, 35, 20)
+
+
+_TRANSFORMER = ("manual_seed", "nn.TransformerEncoder", "nn.TransformerEncoderLayer",
+                "nn.MSELoss", "optim.SGD")
+
+
+def transformer_step(lib, device, width, heads, ff, seq, batch):
+    """A 2-layer batch-first TransformerEncoder (post-norm, ReLU, dropout 0.1) regressing
+    random targets with MSE; SGD."""
     nn = lib.nn
     lib.manual_seed(0)
-    layer = nn.TransformerEncoderLayer(256, 4, dim_feedforward=1024, batch_first=True)
+    layer = nn.TransformerEncoderLayer(width, heads, dim_feedforward=ff, batch_first=True)
     model = nn.TransformerEncoder(layer, num_layers=2).to(device)
     optimizer = lib.optim.SGD(model.parameters(), lr=0.01)
     rng = _rng()
-    x = tensor(lib, rng.standard_normal((16, 128, 256), F32), device)
-    y = tensor(lib, rng.standard_normal((16, 128, 256), F32), device)
+    x = tensor(lib, rng.standard_normal((batch, seq, width), F32), device)
+    y = tensor(lib, rng.standard_normal((batch, seq, width), F32), device)
     return _train_step(model, optimizer, nn.MSELoss(), x, y)
+
+
+@workload(
+    "transformer_encoder", group=SEQUENCE, source="#24", targets=size_targets("medium"),
+    family="transformer", size="medium", peak_rss=True,
+    title="TransformerEncoder 2x(256, 4 heads, ff 1024), seq 128, batch 16, SGD step",
+    repeats=10, budget_s=40.0, block_s=0.0, requires=_TRANSFORMER,
+)
+def transformer_encoder(lib, device):
+    return transformer_step(lib, device, 256, 4, 1024, 128, 16)
 
 
 # --- optim (issue 6) -------------------------------------------------------------------------

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["serial_blas"]
+__all__ = ["serial_blas", "serial_blas_below", "SERIAL_MAX_WORK"]
+
+# Multiply-adds of one GEMM below which it runs on one thread (``serial_blas_below``): on 2
+# cores a single-threaded GEMM of this size takes tens of microseconds, about what one
+# thread hand-off can cost on a quiet machine, and far less than one on a loaded machine.
+SERIAL_MAX_WORK = 1 << 22
 
 
 def _find_set_threads_local():
@@ -57,3 +62,9 @@ class serial_blas:  # noqa: N801 - used like a function: ``with serial_blas(xp):
         if self.old is not None:
             _set_threads_local(self.old)
         return False
+
+
+def serial_blas_below(xp, work: int) -> serial_blas:
+    """``serial_blas(xp)`` when ``work`` (multiply-adds of the block's largest GEMM) is below
+    ``SERIAL_MAX_WORK``; a block that changes nothing otherwise."""
+    return serial_blas(xp, work < SERIAL_MAX_WORK)

@@ -193,6 +193,19 @@ _cpu("check_targets", _lazy("_loss_norm", "check_targets"), dtypes=(np.int64,),
      contiguous=True)
 
 
+# -- pointwise activations (ember._C._activation) -------------------------------------------
+
+_cpu("gelu_forward", _lazy("_activation", "gelu_forward"), contiguous=True)
+_gelu_backward_c = _lazy("_activation", "gelu_backward")
+
+
+@register_kernel("gelu_backward", "cpu", dtypes=FLOATS, contiguous=True)  # selected on x
+def _gelu_backward(g, x):
+    if type(g) is not np.ndarray or g.dtype != x.dtype or not g.flags.c_contiguous:
+        g = np.ascontiguousarray(g, dtype=x.dtype)  # e.g. the expanded gradient of a sum
+    return _gelu_backward_c(g, x)
+
+
 # -- fused optimizer updates (ember._C._optim) ----------------------------------------------
 # NOTE [ Fused optimizer updates ] in ember.optim._fused.
 

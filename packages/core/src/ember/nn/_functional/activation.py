@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from ember._backend import bulk_kernel
+from ember._backend import backend_of, bulk_kernel, register_kernel
 from ember._C._core import Node, apply_inplace, is_grad_enabled
 from ember._ops import elementwise as _ew
 from ember._ops._special import erf as _erf_kernel
@@ -443,7 +443,40 @@ def _gelu_vjp(m, g, x, approximate):
     return g * (cdf + x * pdf)
 
 
-Gelu = _node("Gelu", _gelu_fn, _gelu_vjp)
+class Gelu(_Pointwise):
+    """The ``gelu`` activation: the exact form (``approximate='none'``) runs the named
+    kernels ``gelu_forward`` / ``gelu_backward`` (compiled on the CPU for contiguous float
+    arrays), the tanh form and a recorded backward the formulas above."""
+
+    fn = staticmethod(_gelu_fn)
+    vjp = staticmethod(_gelu_vjp)
+
+    def forward(self, x, approximate):
+        if approximate != "none":
+            return super().forward(x, approximate)
+        self.params = (approximate,)
+        return backend_of(x).kernel("gelu_forward", x)(x)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if self.params[0] != "none" or is_grad_enabled():
+            return super().backward(g)
+        xa = x._data
+        return wrap(backend_of(xa).kernel("gelu_backward", xa)(g._data, xa))
+
+
+@register_kernel("gelu_forward", "any")
+def _gelu_forward_arrays(x):
+    with np.errstate(all="ignore"):
+        y = _gelu_fn(_array_math(x), x, "none")
+    return y if y.dtype == x.dtype else y.astype(x.dtype)
+
+
+@register_kernel("gelu_backward", "any")
+def _gelu_backward_arrays(g, x):
+    with np.errstate(all="ignore"):
+        r = _gelu_vjp(_array_math(x), g, x, "none")
+    return r if r.dtype == x.dtype else r.astype(x.dtype)
 
 
 @computes_in_float32

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from ember._backend._blas import serial_blas
+from ember._backend._blas import serial_blas_below
 from ember._C._core import Node, is_grad_enabled
 from ember._ops._util import (
     TensorBase,
@@ -42,15 +42,12 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 # on the benchmark's shapes (16 x 4 heads, 128 x 64): forward + backward of the node took
 # 50-60 ms against 190-310 ms for torch's CPU sdpa on the same loaded machine.
 
-# Per-matrix work (multiply-adds of one GEMM) from which OpenBLAS keeps its threads: a
-# GEMM that large amortizes the hand-off (long sequences on a many-core machine).
-_SERIAL_MAX_WORK = 1 << 22
-
+# From SERIAL_MAX_WORK multiply-adds per matrix OpenBLAS keeps its threads: a GEMM that
+# large amortizes the hand-off (long sequences on a many-core machine).
 
 def _serial_blas(xp, q, k, v):
     """serial_blas for small per-head GEMMs."""
-    work = q.shape[-2] * k.shape[-2] * max(q.shape[-1], v.shape[-1])
-    return serial_blas(xp, work < _SERIAL_MAX_WORK)
+    return serial_blas_below(xp, q.shape[-2] * k.shape[-2] * max(q.shape[-1], v.shape[-1]))
 
 
 # ---------------------------------------------------------------------------------------

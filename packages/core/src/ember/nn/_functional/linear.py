@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 
+from ember._backend._blas import serial_blas_below
 from ember._C._core import Node, is_grad_enabled
-from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, wrap
+from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, wrap, xp_of
 
 __all__ = ["linear", "bilinear", "linear_cross_entropy"]
 
@@ -25,10 +26,12 @@ class Linear(Node):
 
     def forward(self, x, w, b):
         n, k = w.shape
-        if x.ndim == 2:
-            y = x @ w.T
-        else:
-            y = (x.reshape(math.prod(x.shape[:-1]), k) @ w.T).reshape(x.shape[:-1] + (n,))
+        rows = math.prod(x.shape[:-1])
+        with serial_blas_below(xp_of(x), rows * n * k):
+            if x.ndim == 2:
+                y = x @ w.T
+            else:
+                y = (x.reshape(rows, k) @ w.T).reshape(x.shape[:-1] + (n,))
         if b is not None:
             y += b
         self._bias_1d = b is None or b.shape == (n,)
@@ -52,14 +55,16 @@ class Linear(Node):
                 gb = g2.sum(0) if self._bias_1d else g
             return gx, gw, gb
         ga = g._data
-        g2 = ga.reshape(math.prod(ga.shape[:-1]), n)
+        rows = math.prod(ga.shape[:-1])
+        g2 = ga.reshape(rows, n)
         xa, wa = x._data, w._data
         if cplx:
             xa, wa = xa.conj(), wa.conj()
-        if need[0]:
-            gx = wrap((g2 @ wa).reshape(xa.shape))
-        if need[1]:
-            gw = wrap(g2.T @ xa.reshape(math.prod(xa.shape[:-1]), k))
+        with serial_blas_below(xp_of(ga), rows * n * k):
+            if need[0]:
+                gx = wrap((g2 @ wa).reshape(xa.shape))
+            if need[1]:
+                gw = wrap(g2.T @ xa.reshape(rows, k))
         if need[2]:
             gb = wrap(g2.sum(0)) if self._bias_1d else g
         return gx, gw, gb
