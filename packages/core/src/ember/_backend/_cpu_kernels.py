@@ -195,21 +195,7 @@ _cpu("check_targets", _lazy("_loss_norm", "check_targets"), dtypes=(np.int64,),
 
 # -- pointwise activations (ember._C._activation) -------------------------------------------
 
-_gelu_forward_c = _lazy("_activation", "gelu_forward")
-
-
-def _gelu_forward(x):
-    """The compiled exact GELU; at +inf a float32 input gives NaN, as PyTorch's float32 CPU
-    kernel does (its vectorized erf; float64 gives inf in both)."""
-    out = _gelu_forward_c(x)
-    if x.dtype == np.float32:
-        at_inf = np.isposinf(x)
-        if at_inf.any():
-            out[at_inf] = np.nan
-    return out
-
-
-_cpu("gelu_forward", _gelu_forward, contiguous=True)
+_cpu("gelu_forward", _lazy("_activation", "gelu_forward"), contiguous=True)
 _gelu_backward_c = _lazy("_activation", "gelu_backward")
 
 

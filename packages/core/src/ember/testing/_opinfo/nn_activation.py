@@ -196,6 +196,12 @@ _NONFINITE_XFAILS = {
         "test_forward_matches_numpy", "test_forward_matches_torch")),
     "softshrink": tuple(XFail(t, _NAN_BUG.format("softshrink", "0")) for t in (
         "test_forward_matches_numpy", "test_forward_matches_torch")),
+    # ember gives gelu(+inf) = inf, as NumPy's formula, torch's float64 kernel and torch's
+    # scalar float32 path do; torch's vectorized float32 CPU kernel (8+ elements) gives NaN
+    "gelu": (XFail("test_forward_matches_torch",
+                   "torch difference: torch's vectorized float32 gelu gives NaN at +inf "
+                   "(its scalar path and float64 give inf, as ember does)",
+                   dtypes=(np.float32,)),),
 }
 
 
