@@ -80,8 +80,9 @@ def attend(q, k, v, bias, dropout_p, training):
     if bias is not None:
         scores = scores + bias
     weights = F.dropout(F.softmax(scores, dim=-1), p=dropout_p, training=training)
+    batch, heads, length, size = q.shape[0], q.shape[1], q.shape[2], v.shape[-1]
     out = ember.matmul(weights, v).transpose(1, 2)
-    return out.reshape(out.shape[0], out.shape[1], -1), weights
+    return out.reshape(batch, length, heads * size), weights
 
 
 def feed_forward(x, act, dropout, wo, wi=None, wi_0=None, wi_1=None):
@@ -94,8 +95,9 @@ def feed_forward(x, act, dropout, wo, wi=None, wi_0=None, wi_1=None):
 
 
 def split_heads(x, heads):
-    batch, length, _ = x.shape
-    return x.view(batch, length, heads, -1).transpose(1, 2)
+    """(B, L, H * D) -> (B, H, L, D)."""
+    batch, length, features = x.shape
+    return x.view(batch, length, heads, features // heads).transpose(1, 2)
 
 
 class T5MultiheadAttention(nn.MultiheadAttention):
