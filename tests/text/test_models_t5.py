@@ -373,6 +373,9 @@ def test_torchtext_model_outputs():
         assert encoder.get_decoder() is None
     frozen = T5Model(T5Conf(**TT), freeze=True)
     assert not any(p.requires_grad for p in frozen.parameters())
+    double = T5Model(T5Conf(linear_head=True, **TT), dtype=ember.float64).eval()
+    assert {p.dtype for p in double.parameters()} == {ember.float64}
+    assert double(ids(0, (2, 7)))["decoder_output"].dtype == ember.float64
 
 
 @ember.no_grad()
@@ -501,6 +504,10 @@ def test_bundle_loads_from_the_checkpoint_cache(tmp_path, monkeypatch, caplog):
                              strict=True)
     with pytest.raises(TypeError, match="checkpoint"):
         T5Bundle.build_model(T5Conf(**TT), checkpoint=3)
+    local = T5Bundle.build_model(T5Conf(linear_head=True, **TT), strict=True,
+                                 checkpoint=str(moved / "t5.tiny.pt")).eval()
+    np.testing.assert_array_equal(local(x)["decoder_output"].numpy(),
+                                  source(x)["decoder_output"].numpy())
 
 
 def test_offline_error_says_where_to_put_the_file(tmp_path):

@@ -113,6 +113,8 @@ class T5Model(nn.Module):
                         else T5Decoder(num_layers=config.num_decoder_layers, **stack))
         self.lm_head = (nn.Linear(config.embedding_dim, config.vocab_size, bias=False,
                                   **factory) if config.linear_head else None)
+        if device is not None or dtype is not None:
+            self.to(device=device, dtype=dtype)  # the norms too
         if freeze:
             for p in self.parameters():
                 p.requires_grad = False
