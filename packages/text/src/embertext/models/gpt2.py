@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 import ember
 from ember import nn
 from ember.nn import functional as F
+from embertext.models._generation import causal_bias, decode
 from embertext.models.bert import BertOutput, _activation, _read_weights
 
 __all__ = ["GPT2Config", "GPT2Model", "GPT2LMHeadModel"]
@@ -162,14 +163,7 @@ class GPT2Model(nn.Module):
             else:
                 position_ids = ember.arange(past, past + length).unsqueeze(0)
         x = self.drop(self.wte(input_ids) + self.wpe(position_ids))
-        dtype = x.dtype
-        total = past + length
-        causal = ember.ones(length, total, dtype=ember.bool).tril(diagonal=past)
-        bias = (~causal).to(dtype)[None, None] * ember.finfo(dtype).min
-        if attention_mask is not None:
-            keep = attention_mask.to(dtype)[:, None, None, :]
-            bias = bias + (1.0 - keep) * ember.finfo(dtype).min
-            bias = bias.clamp(min=ember.finfo(dtype).min)
+        bias = causal_bias(length, past, attention_mask, x.dtype)
         presents = []
         for i, block in enumerate(self.h):
             x, present = block(x, bias, None if past_key_values is None else past_key_values[i])
@@ -237,47 +231,9 @@ class GPT2LMHeadModel(nn.Module):
         Returns:
             Tensor: (B, L + new tokens), the prompt and its continuation.
         """
-        if max_new_tokens < 0:
-            raise ValueError(f"max_new_tokens must be >= 0, got {max_new_tokens}")
-        if temperature <= 0:
-            raise ValueError(f"temperature must be positive, got {temperature}")
-        tokens = input_ids
-        past = None
-        step_input = input_ids
-        done = ember.zeros(input_ids.shape[0], dtype=ember.bool)
-        for _ in range(max_new_tokens):
-            out = self(step_input, past_key_values=past)
-            past = out.past_key_values
-            logits = out.logits[:, -1].to(ember.float32)
-            if do_sample:
-                next_token = _sample(logits / temperature, top_k, top_p, generator)
-            else:
-                next_token = logits.argmax(-1)
-            if eos_token_id is not None:
-                next_token = ember.where(done, ember.full_like(next_token, eos_token_id),
-                                         next_token)
-                done = done | (next_token == eos_token_id)
-            tokens = ember.cat([tokens, next_token[:, None]], dim=1)
-            step_input = next_token[:, None]
-            if eos_token_id is not None and bool(done.all()):
-                break
-        return tokens
+        def step(ids, past):
+            out = self(ids, past_key_values=past)
+            return out.logits[:, -1], out.past_key_values
 
-
-def _sample(logits, top_k, top_p, generator):
-    if top_k is not None:
-        if top_k <= 0:
-            raise ValueError(f"top_k must be positive, got {top_k}")
-        kth = ember.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[:, -1:]
-        logits = logits.masked_fill(logits < kth, float("-inf"))
-    if top_p is not None:
-        if not 0 < top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {top_p}")
-        sorted_logits, order = ember.sort(logits, descending=True, dim=-1)
-        cumulative = F.softmax(sorted_logits, dim=-1).cumsum(-1)
-        # Keep the smallest set whose probability reaches top_p (the first token always).
-        remove = cumulative - F.softmax(sorted_logits, dim=-1) >= top_p
-        sorted_logits = sorted_logits.masked_fill(remove, float("-inf"))
-        logits = ember.full_like(logits, float("-inf")).scatter(-1, order, sorted_logits)
-    probs = F.softmax(logits, dim=-1)
-    return ember.multinomial(probs, 1, generator=generator).squeeze(-1)
+        return decode(step, input_ids, input_ids, max_new_tokens, do_sample, temperature, top_k,
+                      top_p, eos_token_id, None, generator)
