@@ -3,6 +3,7 @@ self-attention inside shifted windows, with torchvision's module names."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import partial
 
@@ -80,20 +81,18 @@ class PatchMergingV2(nn.Module):
         return self.norm(self.reduction(_patch_merging_pad(x)))
 
 
-def _shift_mask(pad_h, pad_w, window_size, shift_size):
+def _shift_mask(padded_size, window_size, shift_size):
     """The additive mask (0 or -100) that keeps a shifted window from attending across the
-    regions that the cyclic shift brought together: ``[windows, Ws*Ws, Ws*Ws]``."""
-    region = np.zeros((pad_h, pad_w), np.float32)
-    count = 0
-    for h0, h1 in ((0, -window_size[0]), (-window_size[0], -shift_size[0]),
-                   (-shift_size[0], None)):
-        for w0, w1 in ((0, -window_size[1]), (-window_size[1], -shift_size[1]),
-                       (-shift_size[1], None)):
-            region[h0:h1, w0:w1] = count
-            count += 1
-    region = region.reshape(pad_h // window_size[0], window_size[0], pad_w // window_size[1],
-                            window_size[1]).transpose(0, 2, 1, 3)
-    region = region.reshape(-1, window_size[0] * window_size[1])
+    regions that the cyclic shift brought together: ``[windows, volume, volume]`` for a
+    ``padded_size`` feature map (2-D or 3-D) cut into windows of ``window_size``."""
+    region = np.zeros(padded_size, np.float32)
+    bounds = [((0, -w), (-w, -s), (-s, None)) for w, s in zip(window_size, shift_size)]
+    for count, corner in enumerate(itertools.product(*bounds)):
+        region[tuple(slice(a, b) for a, b in corner)] = count
+    split = [n for size, w in zip(padded_size, window_size) for n in (size // w, w)]
+    dims = len(padded_size)
+    region = region.reshape(split).transpose([*range(0, 2 * dims, 2), *range(1, 2 * dims, 2)])
+    region = region.reshape(-1, math.prod(window_size))
     diff = region[:, None, :] - region[:, :, None]
     return np.where(diff != 0, np.float32(-100.0), np.float32(0.0))
 
@@ -153,7 +152,7 @@ def shifted_window_attention(input, qkv_weight, proj_weight, relative_position_b
         attn = (q * (c // num_heads) ** -0.5).matmul(k.transpose(-2, -1))
     attn = attn + relative_position_bias
     if shifted:
-        mask = ember.from_numpy(_shift_mask(pad_h, pad_w, window_size, shift_size)).to(
+        mask = ember.from_numpy(_shift_mask((pad_h, pad_w), window_size, shift_size)).to(
             dtype=attn.dtype, device=attn.device)
         attn = attn.view(x.size(0) // num_windows, num_windows, num_heads, area, area)
         attn = (attn + mask.unsqueeze(1).unsqueeze(0)).view(-1, num_heads, area, area)
