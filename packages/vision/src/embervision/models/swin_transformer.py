@@ -166,15 +166,17 @@ def shifted_window_attention(input, qkv_weight, proj_weight, relative_position_b
     return x[:, :h, :w, :].contiguous()
 
 
-class ShiftedWindowAttention(nn.Module):
-    """Module form of :func:`shifted_window_attention` with a learned relative position bias
-    table."""
+class _WindowAttention(nn.Module):
+    """What the window attentions of the 2-D and the video (3-D) Swin share: the projections
+    and a learned relative position bias table over windows of ``dims`` sides."""
+
+    dims = 2
 
     def __init__(self, dim: int, window_size, shift_size, num_heads: int, qkv_bias: bool = True,
                  proj_bias: bool = True, attention_dropout: float = 0.0, dropout: float = 0.0):
         super().__init__()
-        if len(window_size) != 2 or len(shift_size) != 2:
-            raise ValueError("window_size and shift_size must be of length 2")
+        if len(window_size) != self.dims or len(shift_size) != self.dims:
+            raise ValueError(f"window_size and shift_size must be of length {self.dims}")
         self.window_size = list(window_size)
         self.shift_size = list(shift_size)
         self.num_heads = num_heads
@@ -186,18 +188,29 @@ class ShiftedWindowAttention(nn.Module):
         self.define_relative_position_index()
 
     def define_relative_position_bias_table(self):
-        wh, ww = self.window_size
-        self.relative_position_bias_table = nn.Parameter(
-            ember.zeros((2 * wh - 1) * (2 * ww - 1), self.num_heads))
+        size = math.prod(2 * w - 1 for w in self.window_size)
+        self.relative_position_bias_table = nn.Parameter(ember.zeros(size, self.num_heads))
         nn.init.trunc_normal_(self.relative_position_bias_table, std=0.02)
 
+    def _pairwise_index(self):
+        """``[V, V]``: the row of the bias table for each pair of positions in a window of
+        volume V (their offset along each side, in mixed radix ``2 * side - 1``)."""
+        grids = np.meshgrid(*(np.arange(w) for w in self.window_size), indexing="ij")
+        coords = np.stack(grids).reshape(self.dims, -1)
+        rel = coords[:, :, None] - coords[:, None, :]
+        index = np.zeros(rel.shape[1:], np.int64)
+        for offset, w in zip(rel, self.window_size):
+            index = index * (2 * w - 1) + offset + w - 1
+        return index
+
+
+class ShiftedWindowAttention(_WindowAttention):
+    """Module form of :func:`shifted_window_attention` with a learned relative position bias
+    table."""
+
     def define_relative_position_index(self):
-        wh, ww = self.window_size
-        coords = np.stack(np.meshgrid(np.arange(wh), np.arange(ww), indexing="ij")).reshape(2, -1)
-        rel = (coords[:, :, None] - coords[:, None, :]).transpose(1, 2, 0)
-        index = (rel[:, :, 0] + wh - 1) * (2 * ww - 1) + (rel[:, :, 1] + ww - 1)
         self.register_buffer("relative_position_index",
-                             ember.from_numpy(index.reshape(-1).astype(np.int64)))
+                             ember.from_numpy(self._pairwise_index().reshape(-1)))
 
     def get_relative_position_bias(self):
         return _get_relative_position_bias(self.relative_position_bias_table,
@@ -309,6 +322,34 @@ class SwinTransformerBlockV2(SwinTransformerBlock):
         return x + self.stochastic_depth(self.norm2(self.mlp(x)))
 
 
+def _swin_stages(block, embed_dim, depths, num_heads, window_size, mlp_ratio, dropout,
+                attention_dropout, stochastic_depth_prob, norm_layer, downsample_layer,
+                **block_kwargs) -> list:
+    """The stages of a Swin (2-D or video): ``depths[i]`` blocks of ``embed_dim * 2**i``
+    channels, every other one with windows shifted by half, stochastic depth growing linearly
+    to ``stochastic_depth_prob``, and a ``downsample_layer`` between stages."""
+    layers = []
+    total = sum(depths)
+    block_id = 0
+    for i_stage, depth in enumerate(depths):
+        dim = embed_dim * 2 ** i_stage
+        stage = []
+        for i_layer in range(depth):
+            sd_prob = stochastic_depth_prob * float(block_id) / (total - 1)
+            stage.append(block(dim, num_heads[i_stage], window_size=window_size,
+                               shift_size=[0 if i_layer % 2 == 0 else w // 2
+                                           for w in window_size],
+                               mlp_ratio=mlp_ratio, dropout=dropout,
+                               attention_dropout=attention_dropout,
+                               stochastic_depth_prob=sd_prob, norm_layer=norm_layer,
+                               **block_kwargs))
+            block_id += 1
+        layers.append(nn.Sequential(*stage))
+        if i_stage < len(depths) - 1:
+            layers.append(downsample_layer(dim, norm_layer))
+    return layers
+
+
 class SwinTransformer(nn.Module):
     """Swin Transformer: a patch embedding, stages of (shifted) window blocks separated by
     patch merging, a norm, global pooling and a linear head.
@@ -345,23 +386,9 @@ class SwinTransformer(nn.Module):
                       stride=(patch_size[0], patch_size[1])),
             Permute([0, 2, 3, 1]),
             norm_layer(embed_dim))]
-        total = sum(depths)
-        block_id = 0
-        for i_stage, depth in enumerate(depths):
-            dim = embed_dim * 2 ** i_stage
-            stage = []
-            for i_layer in range(depth):
-                sd_prob = stochastic_depth_prob * float(block_id) / (total - 1)
-                stage.append(block(dim, num_heads[i_stage], window_size=window_size,
-                                   shift_size=[0 if i_layer % 2 == 0 else w // 2
-                                               for w in window_size],
-                                   mlp_ratio=mlp_ratio, dropout=dropout,
-                                   attention_dropout=attention_dropout,
-                                   stochastic_depth_prob=sd_prob, norm_layer=norm_layer))
-                block_id += 1
-            layers.append(nn.Sequential(*stage))
-            if i_stage < len(depths) - 1:
-                layers.append(downsample_layer(dim, norm_layer))
+        layers += _swin_stages(block, embed_dim, depths, num_heads, window_size, mlp_ratio,
+                              dropout, attention_dropout, stochastic_depth_prob, norm_layer,
+                              downsample_layer)
         self.features = nn.Sequential(*layers)
         num_features = embed_dim * 2 ** (len(depths) - 1)
         self.norm = norm_layer(num_features)

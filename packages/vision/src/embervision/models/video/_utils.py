@@ -22,3 +22,10 @@ def kinetics_weights(stem: str, *, num_params: int, acc1: float, acc5: float, op
         meta["min_temporal_size"] = min_temporal_size
     return Weights(url=f"https://download.pytorch.org/models/{stem}.pth",
                    transforms=partial(VideoClassification, **preset), meta=meta)
+
+
+def with_weights(model, weights, progress: bool):
+    """``model`` with ``weights`` loaded (strictly) when they are given."""
+    if weights is not None:
+        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+    return model

@@ -17,7 +17,7 @@ import ember
 from ember import nn
 from ember.nn import functional as F
 from embervision.models._api import WeightsEnum, make_builder, ovewrite_named_param
-from embervision.models.video._utils import kinetics_weights
+from embervision.models.video._utils import kinetics_weights, with_weights
 from embervision.ops.misc import MLP
 from embervision.ops.stochastic_depth import StochasticDepth
 
@@ -402,9 +402,7 @@ def _mvit(block_setting, stochastic_depth_prob: float, weights, progress: bool, 
                  rel_pos_embed=kwargs.pop("rel_pos_embed", False),
                  proj_after_attn=kwargs.pop("proj_after_attn", False),
                  stochastic_depth_prob=stochastic_depth_prob, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return with_weights(model, weights, progress)
 
 
 def _block_setting(num_heads, input_channels, output_channels, pooled_q, kernel_q, stride_kv):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ember import nn
 from embervision.models._api import WeightsEnum, make_builder
-from embervision.models.video._utils import kinetics_weights
+from embervision.models.video._utils import kinetics_weights, with_weights
 
 __all__ = [
     "VideoResNet",
@@ -250,10 +250,8 @@ class R2Plus1D_18_Weights(WeightsEnum):
 
 def _builder(name, enum, conv_makers, stem, title):
     def build(weights, progress, **kwargs):
-        model = VideoResNet(BasicBlock, conv_makers, [2, 2, 2, 2], stem, **kwargs)
-        if weights is not None:
-            model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        return model
+        return with_weights(VideoResNet(BasicBlock, conv_makers, [2, 2, 2, 2], stem, **kwargs),
+                            weights, progress)
 
     doc = (f"{title} of `A Closer Look at Spatiotemporal Convolutions for Action Recognition "
            "<https://arxiv.org/abs/1711.11248>`_.")

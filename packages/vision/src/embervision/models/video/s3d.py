@@ -9,7 +9,7 @@ from functools import partial
 import ember
 from ember import nn
 from embervision.models._api import WeightsEnum, make_builder
-from embervision.models.video._utils import kinetics_weights
+from embervision.models.video._utils import kinetics_weights, with_weights
 from embervision.ops.misc import Conv3dNormActivation
 
 __all__ = [
@@ -115,10 +115,7 @@ class S3D_Weights(WeightsEnum):
 
 
 def _build(weights, progress, **kwargs):
-    model = S3D(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return with_weights(S3D(**kwargs), weights, progress)
 
 
 s3d = make_builder("s3d", S3D_Weights, _build,

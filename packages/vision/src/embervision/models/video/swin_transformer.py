@@ -7,14 +7,18 @@ from __future__ import annotations
 import math
 from functools import partial
 
-import numpy as np
-
 import ember
 from ember import nn
 from ember.nn import functional as F
 from embervision.models._api import WeightsEnum, make_builder
-from embervision.models.swin_transformer import PatchMerging, SwinTransformerBlock, _shift_mask
-from embervision.models.video._utils import kinetics_weights
+from embervision.models.swin_transformer import (
+    PatchMerging,
+    SwinTransformerBlock,
+    _shift_mask,
+    _swin_stages,
+    _WindowAttention,
+)
+from embervision.models.video._utils import kinetics_weights, with_weights
 
 __all__ = [
     "SwinTransformer3d",
@@ -82,42 +86,16 @@ def shifted_window_attention_3d(input, qkv_weight, proj_weight, relative_positio
     return x[:, :t, :h, :w, :].contiguous()
 
 
-class ShiftedWindowAttention3d(nn.Module):
+class ShiftedWindowAttention3d(_WindowAttention):
     """Module form of :func:`shifted_window_attention_3d` with a learned relative position
     bias table; along a side the input does not exceed, the window shrinks to the input and
     does not shift."""
 
-    def __init__(self, dim: int, window_size: list[int], shift_size: list[int], num_heads: int,
-                 qkv_bias: bool = True, proj_bias: bool = True, attention_dropout: float = 0.0,
-                 dropout: float = 0.0) -> None:
-        super().__init__()
-        if len(window_size) != 3 or len(shift_size) != 3:
-            raise ValueError("window_size and shift_size must be of length 3")
-        self.window_size = list(window_size)
-        self.shift_size = list(shift_size)
-        self.num_heads = num_heads
-        self.attention_dropout = attention_dropout
-        self.dropout = dropout
-        self.qkv = nn.Linear(dim, dim * 3, bias=qkv_bias)
-        self.proj = nn.Linear(dim, dim, bias=proj_bias)
-        self.define_relative_position_bias_table()
-        self.define_relative_position_index()
-
-    def define_relative_position_bias_table(self) -> None:
-        size = math.prod(2 * w - 1 for w in self.window_size)
-        self.relative_position_bias_table = nn.Parameter(ember.zeros(size, self.num_heads))
-        nn.init.trunc_normal_(self.relative_position_bias_table, std=0.02)
+    dims = 3
 
     def define_relative_position_index(self) -> None:
-        wd, wh, ww = self.window_size
-        coords = np.stack(np.meshgrid(np.arange(wd), np.arange(wh), np.arange(ww),
-                                      indexing="ij")).reshape(3, -1)
-        rel = (coords[:, :, None] - coords[:, None, :]).transpose(1, 2, 0)
-        rel = rel + np.array([wd - 1, wh - 1, ww - 1])
-        index = rel[:, :, 0] * ((2 * wh - 1) * (2 * ww - 1)) + rel[:, :, 1] * (2 * ww - 1) \
-            + rel[:, :, 2]
         self.register_buffer("relative_position_index",
-                             ember.from_numpy(index.astype(np.int64)))
+                             ember.from_numpy(self._pairwise_index()))
 
     def get_relative_position_bias(self, window_size: list[int]):
         # A shrunken window takes the first rows and columns of the full window's index, as
@@ -202,25 +180,10 @@ class SwinTransformer3d(nn.Module):
         self.patch_embed = patch_embed(patch_size=patch_size, embed_dim=embed_dim,
                                        norm_layer=norm_layer)
         self.pos_drop = nn.Dropout(p=dropout)
-        layers = []
-        total_stage_blocks = sum(depths)
-        block_id = 0
-        for i_stage, depth in enumerate(depths):
-            dim = embed_dim * 2 ** i_stage
-            stage = []
-            for i_layer in range(depth):
-                sd_prob = stochastic_depth_prob * float(block_id) / (total_stage_blocks - 1)
-                stage.append(block(dim, num_heads[i_stage], window_size=window_size,
-                                   shift_size=[0 if i_layer % 2 == 0 else w // 2
-                                               for w in window_size],
-                                   mlp_ratio=mlp_ratio, dropout=dropout,
-                                   attention_dropout=attention_dropout,
-                                   stochastic_depth_prob=sd_prob, norm_layer=norm_layer,
-                                   attn_layer=ShiftedWindowAttention3d))
-                block_id += 1
-            layers.append(nn.Sequential(*stage))
-            if i_stage < len(depths) - 1:
-                layers.append(downsample_layer(dim, norm_layer))
+        # torchvision passes attn_layer to any block, its default one included
+        layers = _swin_stages(block, embed_dim, depths, num_heads, window_size, mlp_ratio,
+                             dropout, attention_dropout, stochastic_depth_prob, norm_layer,
+                             downsample_layer, attn_layer=ShiftedWindowAttention3d)
         self.features = nn.Sequential(*layers)
         self.num_features = embed_dim * 2 ** (len(depths) - 1)
         self.norm = norm_layer(self.num_features)
@@ -285,9 +248,7 @@ def _builder(arch):
         model = SwinTransformer3d(patch_size=[2, 4, 4], embed_dim=embed_dim, depths=depths,
                                   num_heads=num_heads, window_size=[8, 7, 7],
                                   stochastic_depth_prob=0.1, **kwargs)
-        if weights is not None:
-            model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        return model
+        return with_weights(model, weights, progress)
 
     doc = (f"The {arch[-1].upper()} Video Swin Transformer of `Video Swin Transformer "
            "<https://arxiv.org/abs/2106.13230>`_.")
