@@ -14,6 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 tv_detection = pytest.importorskip("torchvision.models.detection")
 
+from _signatures import assert_public_names_match  # noqa: E402
+
 import ember  # noqa: E402
 import embervision.models as models  # noqa: E402
 from embervision.models import detection  # noqa: E402
@@ -247,32 +249,11 @@ MODULES = ["anchor_utils", "_utils", "transform", "rpn", "roi_heads", "backbone_
            "keypoint_rcnn", "fcos", "ssd", "ssdlite"]
 
 
-def _parameters(obj):
-    import inspect
-
-    def default(value):
-        if value is inspect.Parameter.empty:
-            return "-"
-        return repr(value).replace("torchvision.", "").replace("embervision.", "").replace(
-            "torch.", "").replace("ember.", "")
-
-    fn = obj.__init__ if inspect.isclass(obj) else obj
-    return [(p.name, p.kind, default(p.default))
-            for p in inspect.signature(fn).parameters.values()]
-
-
 @pytest.mark.parametrize("module", MODULES)
 def test_public_names_and_signatures_match(module):
     import importlib
-    import inspect
 
     theirs = importlib.import_module(f"torchvision.models.detection.{module}")
     ours = importlib.import_module(f"embervision.models.detection.{module}")
-    for name, obj in vars(theirs).items():
-        # expand_masks_tracing_scale serves torch.jit tracing, which ember has no use for.
-        if (name.startswith("_") or name == "expand_masks_tracing_scale"
-                or getattr(obj, "__module__", "") != theirs.__name__
-                or not (inspect.isclass(obj) or inspect.isfunction(obj))):
-            continue
-        assert hasattr(ours, name), f"{module}.{name}"
-        assert _parameters(getattr(ours, name)) == _parameters(obj), f"{module}.{name}"
+    # expand_masks_tracing_scale serves torch.jit tracing, which ember has no use for.
+    assert_public_names_match(theirs, ours, skip=("expand_masks_tracing_scale",))

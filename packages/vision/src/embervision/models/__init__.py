@@ -3,6 +3,7 @@ state-dict keys, so that torchvision checkpoints load with ``strict=True``."""
 
 from embervision.models import detection as detection  # registers its builders
 from embervision.models import segmentation as segmentation  # registers its builders
+from embervision.models import video as video  # registers its builders
 from embervision.models._api import (
     Weights,
     WeightsEnum,

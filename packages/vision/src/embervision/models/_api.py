@@ -237,6 +237,7 @@ def make_builder(name: str, enum, build, doc: str):
         return build(weights, progress, **kwargs)
 
     builder.__name__ = builder.__qualname__ = name
+    builder.__module__ = build.__module__  # list_models(module=...) goes by it
     builder.__doc__ = (
         f"{doc}\n\n    Args:\n"
         f"        weights (:class:`{enum.__name__}`, optional): pretrained weights; None for\n"

@@ -3,6 +3,7 @@ self-attention inside shifted windows, with torchvision's module names."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import partial
 
@@ -80,20 +81,18 @@ class PatchMergingV2(nn.Module):
         return self.norm(self.reduction(_patch_merging_pad(x)))
 
 
-def _shift_mask(pad_h, pad_w, window_size, shift_size):
+def _shift_mask(padded_size, window_size, shift_size):
     """The additive mask (0 or -100) that keeps a shifted window from attending across the
-    regions that the cyclic shift brought together: ``[windows, Ws*Ws, Ws*Ws]``."""
-    region = np.zeros((pad_h, pad_w), np.float32)
-    count = 0
-    for h0, h1 in ((0, -window_size[0]), (-window_size[0], -shift_size[0]),
-                   (-shift_size[0], None)):
-        for w0, w1 in ((0, -window_size[1]), (-window_size[1], -shift_size[1]),
-                       (-shift_size[1], None)):
-            region[h0:h1, w0:w1] = count
-            count += 1
-    region = region.reshape(pad_h // window_size[0], window_size[0], pad_w // window_size[1],
-                            window_size[1]).transpose(0, 2, 1, 3)
-    region = region.reshape(-1, window_size[0] * window_size[1])
+    regions that the cyclic shift brought together: ``[windows, volume, volume]`` for a
+    ``padded_size`` feature map (2-D or 3-D) cut into windows of ``window_size``."""
+    region = np.zeros(padded_size, np.float32)
+    bounds = [((0, -w), (-w, -s), (-s, None)) for w, s in zip(window_size, shift_size)]
+    for count, corner in enumerate(itertools.product(*bounds)):
+        region[tuple(slice(a, b) for a, b in corner)] = count
+    split = [n for size, w in zip(padded_size, window_size) for n in (size // w, w)]
+    dims = len(padded_size)
+    region = region.reshape(split).transpose([*range(0, 2 * dims, 2), *range(1, 2 * dims, 2)])
+    region = region.reshape(-1, math.prod(window_size))
     diff = region[:, None, :] - region[:, :, None]
     return np.where(diff != 0, np.float32(-100.0), np.float32(0.0))
 
@@ -153,7 +152,7 @@ def shifted_window_attention(input, qkv_weight, proj_weight, relative_position_b
         attn = (q * (c // num_heads) ** -0.5).matmul(k.transpose(-2, -1))
     attn = attn + relative_position_bias
     if shifted:
-        mask = ember.from_numpy(_shift_mask(pad_h, pad_w, window_size, shift_size)).to(
+        mask = ember.from_numpy(_shift_mask((pad_h, pad_w), window_size, shift_size)).to(
             dtype=attn.dtype, device=attn.device)
         attn = attn.view(x.size(0) // num_windows, num_windows, num_heads, area, area)
         attn = (attn + mask.unsqueeze(1).unsqueeze(0)).view(-1, num_heads, area, area)
@@ -167,15 +166,17 @@ def shifted_window_attention(input, qkv_weight, proj_weight, relative_position_b
     return x[:, :h, :w, :].contiguous()
 
 
-class ShiftedWindowAttention(nn.Module):
-    """Module form of :func:`shifted_window_attention` with a learned relative position bias
-    table."""
+class _WindowAttention(nn.Module):
+    """What the window attentions of the 2-D and the video (3-D) Swin share: the projections
+    and a learned relative position bias table over windows of ``dims`` sides."""
+
+    dims = 2
 
     def __init__(self, dim: int, window_size, shift_size, num_heads: int, qkv_bias: bool = True,
                  proj_bias: bool = True, attention_dropout: float = 0.0, dropout: float = 0.0):
         super().__init__()
-        if len(window_size) != 2 or len(shift_size) != 2:
-            raise ValueError("window_size and shift_size must be of length 2")
+        if len(window_size) != self.dims or len(shift_size) != self.dims:
+            raise ValueError(f"window_size and shift_size must be of length {self.dims}")
         self.window_size = list(window_size)
         self.shift_size = list(shift_size)
         self.num_heads = num_heads
@@ -187,18 +188,29 @@ class ShiftedWindowAttention(nn.Module):
         self.define_relative_position_index()
 
     def define_relative_position_bias_table(self):
-        wh, ww = self.window_size
-        self.relative_position_bias_table = nn.Parameter(
-            ember.zeros((2 * wh - 1) * (2 * ww - 1), self.num_heads))
+        size = math.prod(2 * w - 1 for w in self.window_size)
+        self.relative_position_bias_table = nn.Parameter(ember.zeros(size, self.num_heads))
         nn.init.trunc_normal_(self.relative_position_bias_table, std=0.02)
 
+    def _pairwise_index(self):
+        """``[V, V]``: the row of the bias table for each pair of positions in a window of
+        volume V (their offset along each side, in mixed radix ``2 * side - 1``)."""
+        grids = np.meshgrid(*(np.arange(w) for w in self.window_size), indexing="ij")
+        coords = np.stack(grids).reshape(self.dims, -1)
+        rel = coords[:, :, None] - coords[:, None, :]
+        index = np.zeros(rel.shape[1:], np.int64)
+        for offset, w in zip(rel, self.window_size):
+            index = index * (2 * w - 1) + offset + w - 1
+        return index
+
+
+class ShiftedWindowAttention(_WindowAttention):
+    """Module form of :func:`shifted_window_attention` with a learned relative position bias
+    table."""
+
     def define_relative_position_index(self):
-        wh, ww = self.window_size
-        coords = np.stack(np.meshgrid(np.arange(wh), np.arange(ww), indexing="ij")).reshape(2, -1)
-        rel = (coords[:, :, None] - coords[:, None, :]).transpose(1, 2, 0)
-        index = (rel[:, :, 0] + wh - 1) * (2 * ww - 1) + (rel[:, :, 1] + ww - 1)
         self.register_buffer("relative_position_index",
-                             ember.from_numpy(index.reshape(-1).astype(np.int64)))
+                             ember.from_numpy(self._pairwise_index().reshape(-1)))
 
     def get_relative_position_bias(self):
         return _get_relative_position_bias(self.relative_position_bias_table,
@@ -310,6 +322,34 @@ class SwinTransformerBlockV2(SwinTransformerBlock):
         return x + self.stochastic_depth(self.norm2(self.mlp(x)))
 
 
+def _swin_stages(block, embed_dim, depths, num_heads, window_size, mlp_ratio, dropout,
+                attention_dropout, stochastic_depth_prob, norm_layer, downsample_layer,
+                **block_kwargs) -> list:
+    """The stages of a Swin (2-D or video): ``depths[i]`` blocks of ``embed_dim * 2**i``
+    channels, every other one with windows shifted by half, stochastic depth growing linearly
+    to ``stochastic_depth_prob``, and a ``downsample_layer`` between stages."""
+    layers = []
+    total = sum(depths)
+    block_id = 0
+    for i_stage, depth in enumerate(depths):
+        dim = embed_dim * 2 ** i_stage
+        stage = []
+        for i_layer in range(depth):
+            sd_prob = stochastic_depth_prob * float(block_id) / (total - 1)
+            stage.append(block(dim, num_heads[i_stage], window_size=window_size,
+                               shift_size=[0 if i_layer % 2 == 0 else w // 2
+                                           for w in window_size],
+                               mlp_ratio=mlp_ratio, dropout=dropout,
+                               attention_dropout=attention_dropout,
+                               stochastic_depth_prob=sd_prob, norm_layer=norm_layer,
+                               **block_kwargs))
+            block_id += 1
+        layers.append(nn.Sequential(*stage))
+        if i_stage < len(depths) - 1:
+            layers.append(downsample_layer(dim, norm_layer))
+    return layers
+
+
 class SwinTransformer(nn.Module):
     """Swin Transformer: a patch embedding, stages of (shifted) window blocks separated by
     patch merging, a norm, global pooling and a linear head.
@@ -346,23 +386,9 @@ class SwinTransformer(nn.Module):
                       stride=(patch_size[0], patch_size[1])),
             Permute([0, 2, 3, 1]),
             norm_layer(embed_dim))]
-        total = sum(depths)
-        block_id = 0
-        for i_stage, depth in enumerate(depths):
-            dim = embed_dim * 2 ** i_stage
-            stage = []
-            for i_layer in range(depth):
-                sd_prob = stochastic_depth_prob * float(block_id) / (total - 1)
-                stage.append(block(dim, num_heads[i_stage], window_size=window_size,
-                                   shift_size=[0 if i_layer % 2 == 0 else w // 2
-                                               for w in window_size],
-                                   mlp_ratio=mlp_ratio, dropout=dropout,
-                                   attention_dropout=attention_dropout,
-                                   stochastic_depth_prob=sd_prob, norm_layer=norm_layer))
-                block_id += 1
-            layers.append(nn.Sequential(*stage))
-            if i_stage < len(depths) - 1:
-                layers.append(downsample_layer(dim, norm_layer))
+        layers += _swin_stages(block, embed_dim, depths, num_heads, window_size, mlp_ratio,
+                              dropout, attention_dropout, stochastic_depth_prob, norm_layer,
+                              downsample_layer)
         self.features = nn.Sequential(*layers)
         num_features = embed_dim * 2 ** (len(depths) - 1)
         self.norm = norm_layer(num_features)
