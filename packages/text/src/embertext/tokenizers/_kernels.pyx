@@ -1,25 +1,28 @@
 # distutils: language = c++
 """The compiled hot loops of the tokenizers: the BPE merge loop, WordPiece's greedy longest
-match and Unigram's Viterbi search, and two whole pipelines that run without the GIL
-(byte-level BPE; BERT's normalizer, pre-tokenizer and WordPiece).
+match and Unigram's Viterbi search, and three whole pipelines that encode batches without
+the GIL, on several threads (byte-level BPE; BERT's normalizer, pre-tokenizer and WordPiece;
+Metaspace and Unigram).
 
 NOTE [ Character tables ]
 The pipelines look characters up in tables indexed by code point (whitespace, letters,
 numbers, punctuation, and a normalizer's map). The tables are filled lazily, with the GIL
 held, by :func:`learn` from the Python definitions in ``_unicode`` (so both paths agree
-character by character); a batch is learnt before its worker threads start, and the threads
-only read the tables.
+character by character); the threads encoding a batch only read them, and leave a text
+with a character not learnt yet for later (NOTE [ Batches without the GIL ]).
 """
 
-from cpython.list cimport PyList_New, PyList_SET_ITEM
-from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.math cimport exp, log
 from libc.stdlib cimport calloc, free
+from libc.string cimport memcmp
+from libcpp.atomic cimport atomic
 from libcpp.string cimport string
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 from cython.operator cimport dereference as deref
+
+from embertext.tokenizers._encoding cimport Source, batch_source, compiled_encoding
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -301,6 +304,10 @@ cdef struct TextIn:
     string raw                # scratch: a word's bytes
     bint fallback             # out: the text needs the Python pipeline
     vector[int32_t] spans     # scratch: the character of each byte
+    const void *data          # the str's characters (of PyUnicode_KIND kind)
+    int kind
+    Py_ssize_t length
+    int waits                 # why the text waits for the second pass (WAITS_...)
 
 
 cdef inline void _trim(TextIn *out, int32_t lead, int32_t trail, int32_t *start,
@@ -315,8 +322,126 @@ cdef inline void _trim(TextIn *out, int32_t lead, int32_t trail, int32_t *start,
         end[0] = max(end[0] - trail, start[0])
 
 
+# NOTE [ Batches without the GIL ]
+# A batch is encoded in passes, each spread over threads by the caller's ``runner``: every
+# thread calls _Batch.work, which releases the GIL and takes texts (a block at a time) until
+# none is left. The first pass reads each text's characters, checks that the character
+# tables know them all and that no added token can occur in it, and encodes it; a text that
+# fails a check waits. Then, with the GIL, the waiting texts' characters are learnt and
+# their added tokens split off (by the Python code, whose rules it keeps), and a second pass
+# encodes them. The encodings are made last, from the records the passes wrote (NOTE [ Lazy
+# encodings ] in _encoding.pyx): what holds the GIL is a few steps a text, not a step a
+# token.
+
+cdef enum:
+    WAITS_UNKNOWN = 1  # a character the tables do not know
+    WAITS_ADDED = 2    # an added token may be in the text
+    BLOCK = 8          # texts a thread takes at a time
+
+
+cdef class AddedMatcher:
+    """Whether an added token's text occurs in a text (then the Python code splits it)."""
+
+    cdef vector[vector[uint32_t]] contents
+    cdef unordered_map[uint32_t, vector[Py_ssize_t]] by_first
+    cdef uint8_t first_bits[8192]  # bit (code & 0xFFFF): some content starts with such a code
+    cdef bint always
+
+    def __init__(self, contents):
+        cdef vector[uint32_t] codes
+        self.always = False
+        for content in contents:
+            if not content:
+                self.always = True
+                continue
+            _codes(content, codes)
+            self.by_first[codes[0]].push_back(self.contents.size())
+            self.contents.push_back(codes)
+            self.first_bits[(codes[0] & 0xFFFF) >> 3] |= 1 << (codes[0] & 7)
+
+    cdef bint found(self, const uint32_t *s, Py_ssize_t n) noexcept nogil:
+        cdef Py_ssize_t i, j, m
+        cdef uint32_t c
+        cdef const vector[Py_ssize_t] *candidates
+        cdef const vector[uint32_t] *content
+        cdef unordered_map[uint32_t, vector[Py_ssize_t]].iterator it
+        if self.always:
+            return True
+        for i in range(n):
+            c = s[i]
+            if not self.first_bits[(c & 0xFFFF) >> 3] & (1 << (c & 7)):
+                continue
+            it = self.by_first.find(c)
+            if it == self.by_first.end():
+                continue
+            candidates = &deref(it).second
+            for j in range(<Py_ssize_t> candidates.size()):
+                content = &self.contents[candidates[0][j]]
+                m = content.size()
+                if i + m <= n and memcmp(content.data(), s + i, m * sizeof(uint32_t)) == 0:
+                    return True
+        return False
+
+
+cdef class _Batch:
+    """The texts of one batch and the pass that runs (NOTE [ Batches without the GIL ])."""
+
+    cdef _Pipeline plan
+    cdef AddedMatcher matcher
+    cdef list texts
+    cdef vector[TextIn] items
+    cdef vector[Py_ssize_t] order  # the texts of this pass
+    cdef atomic[Py_ssize_t] next
+    cdef bint first_pass
+
+    def __len__(self):
+        return self.order.size()
+
+    def work(self, int slot):
+        """Encode texts of this pass until none is left (each thread with its own ``slot``
+        of the plan's caches)."""
+        with nogil:
+            self._work(slot)
+
+    cdef void _work(self, int slot) noexcept nogil:
+        cdef Py_ssize_t start, k, n = self.order.size()
+        while True:
+            start = self.next.fetch_add(BLOCK)
+            if start >= n:
+                break
+            for k in range(start, min(start + BLOCK, n)):
+                self._encode(&self.items[self.order[k]], slot)
+
+    cdef void _encode(self, TextIn *item, int slot) noexcept nogil:
+        cdef Py_ssize_t i, n = item.length
+        if self.first_pass:
+            item.codes.resize(n)
+            for i in range(n):
+                item.codes[i] = PyUnicode_READ(item.kind, item.data, i)
+            item.waits = 0
+            if not self.plan.known(item):
+                item.waits |= WAITS_UNKNOWN
+            if self.matcher is not None and self.matcher.found(item.codes.data(), n):
+                item.waits |= WAITS_ADDED
+            if item.waits:
+                return
+            item.segments.push_back(0)
+            item.segments.push_back(n)
+            item.segments.push_back(-1)
+        self.plan.run_text(item, slot)
+        # Freed here, on this thread, rather than with the batch (with the GIL).
+        item.codes.clear()
+        item.codes.shrink_to_fit()
+        item.segments.clear()
+        item.segments.shrink_to_fit()
+        item.spans.clear()
+        item.spans.shrink_to_fit()
+        item.raw.clear()
+        item.raw.shrink_to_fit()
+
+
 cdef class _Pipeline:
-    """What the two pipelines share: batches of texts in, ids and offsets out."""
+    """What the pipelines share: batches of texts in, encodings out."""
 
     cdef list tokens  # id -> token
     cdef int prefix_ok
@@ -324,87 +449,95 @@ cdef class _Pipeline:
     cdef void run_text(self, TextIn *text, int slot) noexcept nogil:
         pass
 
-    cdef int _prepare(self, list texts, list segments, vector[TextIn] &batch) except -1:
-        cdef Py_ssize_t i, n = len(texts)
-        batch.resize(n)
-        for i in range(n):
-            text = texts[i]
-            _learn_text(text)
-            _codes(text, batch[i].codes)
-            segs = segments[i]
-            if segs is None:
-                batch[i].segments.push_back(0)
-                batch[i].segments.push_back(batch[i].codes.size())
-                batch[i].segments.push_back(-1)
-            else:
-                for a, b, added in segs:
-                    batch[i].segments.push_back(a)
-                    batch[i].segments.push_back(b)
-                    batch[i].segments.push_back(-1 if added is None else added)
+    cdef bint known(self, TextIn *text) noexcept nogil:
+        """Whether the character tables know every character of ``text``."""
+        cdef Py_ssize_t i
+        cdef const uint32_t *s = text.codes.data()
+        for i in range(<Py_ssize_t> text.codes.size()):
+            if not _flags[s[i]] & KNOWN:
+                return False
+        return True
+
+    cdef int learn(self, object text, TextIn *item) except -1:
+        """Fill the tables for the characters of ``text`` (the GIL is held)."""
+        _learn_text(text)
         return 0
 
-    def run(self, list texts, list segments, int slot=0, int trim=-1, wrap=None):
-        """Encode ``texts`` (each split at its added tokens by ``segments``: ``None`` or
-        ``(start, end, added id or None)`` triples); ``[(ids, tokens, offsets, word_ids)]``
-        for each. ``trim`` (byte-level BPE): -1, or trim the offsets as the post-processors
-        do, with (1) or without (0) ``add_prefix_space``. ``wrap``: ``None``, or the
-        ``((token, id), (token, id))`` special tokens put around each text (the lists then
-        hold them, word id ``None``). A text the plan cannot encode alone (the Unigram plan's
-        unknown characters) is ``None``."""
-        cdef vector[TextIn] batch
+    def encode(self, list texts, AddedMatcher matcher, segments_of, int trim, wrap,
+               sequence_id, int threads, runner):
+        """``(encodings, fallbacks)``: the :class:`Encoding` of each of ``texts``, and the
+        indices of the texts the plan cannot encode alone (the Unigram plan's unknown
+        characters; their encodings are ``None``); ``None`` when a text is not a str.
+        ``matcher``: ``None``, or the added tokens, split off by ``segments_of(text)``
+        (``None`` or ``(start, end, added id or None)`` triples) where one may occur.
+        ``trim`` (byte-level BPE): -1, or trim the offsets as the post-processors do, with
+        (1) or without (0) ``add_prefix_space``. ``wrap``: ``None``, or the ``((token, id),
+        (token, id))`` special tokens put around each text. ``runner(batch, threads)`` calls
+        ``batch.work(slot)`` on up to ``threads`` threads (NOTE [ Batches without the
+        GIL ])."""
+        for text in texts:
+            if not isinstance(text, str):
+                return None
+        texts = list(texts)  # the batch holds the texts it reads without the GIL
         cdef Py_ssize_t i, n = len(texts)
-        self._prepare(texts, segments, batch)
+        cdef _Batch batch = _Batch.__new__(_Batch)
+        cdef TextIn *item
+        cdef list segment_lists = None
+        batch.plan = self
+        batch.matcher = matcher
+        batch.texts = texts
+        batch.items.resize(n)
+        batch.order.resize(n)
         for i in range(n):
-            batch[i].trim = trim
-            batch[i].fallback = False
-        with nogil:
-            for i in range(n):
-                self.run_text(&batch[i], slot)
-        return [None if batch[i].fallback else self._result(texts[i], &batch[i], wrap)
-                for i in range(n)]
-
-    cdef object _result(self, object text, TextIn *item, object wrap):
-        cdef Py_ssize_t k, count = item.ids.size() // 5
-        cdef Py_ssize_t extra = 0 if wrap is None else 1
-        cdef Py_ssize_t total = count + 2 * extra
-        cdef list ids = PyList_New(total)
-        cdef list tokens = PyList_New(total)
-        cdef list offsets = PyList_New(total)
-        cdef list words = PyList_New(total)
-        cdef int32_t index, segment
-        cdef const int32_t *q = item.ids.data()
-        cdef object value, token, span, word
-        cdef list vocab = self.tokens
-        for k in range(count):
-            index = q[5 * k]
-            value = index
-            Py_INCREF(value)
-            PyList_SET_ITEM(ids, k + extra, value)
-            segment = q[5 * k + 4]
-            if segment >= 0:  # an added token: the text it matched
-                token = text[item.segments[3 * segment]:item.segments[3 * segment + 1]]
+            text = texts[i]
+            item = &batch.items[i]
+            item.kind = PyUnicode_KIND(text)
+            item.data = PyUnicode_DATA(text)
+            item.length = PyUnicode_GET_LENGTH(text)
+            item.trim = trim
+            item.fallback = False
+            batch.order[i] = i
+        batch.first_pass = True
+        batch.next.store(0)
+        runner(batch, threads)
+        batch.order.clear()
+        for i in range(n):
+            item = &batch.items[i]
+            if not item.waits:
+                continue
+            batch.order.push_back(i)
+            self.learn(texts[i], item)
+            segments = None
+            if item.waits & WAITS_ADDED:
+                segments = segments_of(texts[i])
+            if segments is None:
+                item.segments.push_back(0)
+                item.segments.push_back(item.length)
+                item.segments.push_back(-1)
             else:
-                token = vocab[index]
-            Py_INCREF(token)
-            PyList_SET_ITEM(tokens, k + extra, token)
-            span = (q[5 * k + 1], q[5 * k + 2])
-            Py_INCREF(span)
-            PyList_SET_ITEM(offsets, k + extra, span)
-            word = q[5 * k + 3]
-            Py_INCREF(word)
-            PyList_SET_ITEM(words, k + extra, word)
-        if extra:
-            for k, (token, value) in ((0, wrap[0]), (total - 1, wrap[1])):
-                Py_INCREF(value)
-                PyList_SET_ITEM(ids, k, value)
-                Py_INCREF(token)
-                PyList_SET_ITEM(tokens, k, token)
-                span = (0, 0)
-                Py_INCREF(span)
-                PyList_SET_ITEM(offsets, k, span)
-                Py_INCREF(None)
-                PyList_SET_ITEM(words, k, None)
-        return ids, tokens, offsets, words
+                if segment_lists is None:
+                    segment_lists = [None] * n
+                segment_lists[i] = segments
+                for a, b, added in segments:
+                    item.segments.push_back(a)
+                    item.segments.push_back(b)
+                    item.segments.push_back(-1 if added is None else added)
+        if batch.order.size():
+            batch.first_pass = False
+            batch.next.store(0)
+            runner(batch, threads)
+        cdef list out = [None] * n, fallbacks = []
+        cdef Source source = batch_source(self.tokens, wrap, sequence_id)
+        cdef bint trimmed = trim >= 0
+        for i in range(n):
+            item = &batch.items[i]
+            if item.fallback:
+                fallbacks.append(i)
+                continue
+            out[i] = compiled_encoding(
+                item.ids, source, texts[i],
+                None if segment_lists is None else segment_lists[i], trimmed)
+        return out, fallbacks
 
 
 DEF CACHE_LIMIT = 100000
@@ -670,32 +803,41 @@ cdef class BertPlan(_Pipeline):
         free(self.map_index)
         free(self.pool)
 
-    cdef int _prepare(self, list texts, list segments, vector[TextIn] &batch) except -1:
-        _Pipeline._prepare(self, texts, segments, batch)
+    cdef bint known(self, TextIn *text) noexcept nogil:
+        cdef Py_ssize_t i
+        cdef const uint32_t *s = text.codes.data()
+        if not _Pipeline.known(self, text):
+            return False
+        if self.map_index != NULL:
+            for i in range(<Py_ssize_t> text.codes.size()):
+                if self.map_index[s[i]] == 0:
+                    return False
+        return True
+
+    cdef int learn(self, object text, TextIn *item) except -1:
+        _learn_text(text)
         if self.charmap is None:
             return 0
-        cdef Py_ssize_t i, j, k, length
+        cdef Py_ssize_t j, k, length
         cdef uint32_t code
-        cdef vector[uint32_t] *codes
-        for i in range(<Py_ssize_t> batch.size()):
-            codes = &batch[i].codes
-            for j in range(<Py_ssize_t> codes.size()):
-                code = codes[0][j]
-                if self.map_index[code] != 0:
-                    continue
-                out = self.charmap.function(chr(code))
-                _learn_text(out)
-                if len(out) == 1 and ord(out) == code:
-                    self.map_index[code] = 1
-                    continue
-                length = len(out)
-                if length > 7 or self.pool_used + length > POOL_SIZE:
-                    raise ValueError(f"the normalizer maps {chr(code)!r} to {out!r}: more "
-                                     "characters than the compiled pipeline takes")
-                for k in range(length):
-                    self.pool[self.pool_used + k] = ord(out[k])
-                self.map_index[code] = 2 + (self.pool_used << 3 | length)
-                self.pool_used += length
+        cdef vector[uint32_t] *codes = &item.codes
+        for j in range(<Py_ssize_t> codes.size()):
+            code = codes[0][j]
+            if self.map_index[code] != 0:
+                continue
+            out = self.charmap.function(chr(code))
+            _learn_text(out)
+            if len(out) == 1 and ord(out) == code:
+                self.map_index[code] = 1
+                continue
+            length = len(out)
+            if length > 7 or self.pool_used + length > POOL_SIZE:
+                raise ValueError(f"the normalizer maps {chr(code)!r} to {out!r}: more "
+                                 "characters than the compiled pipeline takes")
+            for k in range(length):
+                self.pool[self.pool_used + k] = ord(out[k])
+            self.map_index[code] = 2 + (self.pool_used << 3 | length)
+            self.pool_used += length
         return 0
 
     cdef void _word(self, vector[uint32_t] &chars, vector[int32_t] &origin, int32_t word,
