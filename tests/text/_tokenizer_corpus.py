@@ -26,13 +26,17 @@ FRAGMENTS = [
 EDGES = ["", " ", "\t", "\n\n", "   ", "<mask>", " <mask> ", "😀", "中", "a", "'"]
 
 
+# Characters found only at the end of the corpus (not in what the Unigram model learns).
+RARE = ["ꙮ rare", "ǅ title ß", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 text", "mixed ꙮ and 😀 中"]
+
+
 def corpus(count=240, seed=0):
     rng = random.Random(seed)
     texts = list(EDGES)
-    while len(texts) < count:
+    while len(texts) < count - len(RARE):
         parts = [rng.choice(FRAGMENTS) for _ in range(rng.randint(1, 6))]
         texts.append(rng.choice(["", " ", "  ", "\t", "\n"]).join(parts))
-    return texts
+    return texts + RARE
 
 
 TEXTS = corpus()

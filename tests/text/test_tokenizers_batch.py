@@ -59,6 +59,37 @@ def test_encode_batch_equals_the_python_pipeline(name):
             assert_same(a, b)
 
 
+@pytest.mark.parametrize("name", COMPILED)
+@pytest.mark.parametrize("settings", [(7, 0, "right"), (9, 3, "left"), (5, 2, "right")])
+def test_truncated_batches_equal_the_python_pipeline(name, settings):
+    # Truncation of single texts runs in the compiled plans (the overflowing windows too).
+    tokenizer = et.Tokenizer.from_str(built(name).to_str())
+    max_length, stride, direction = settings
+    tokenizer.enable_truncation(max_length, stride, direction=direction)
+    reference = python_pipeline(tokenizer)
+    for add_special_tokens in (True, False):
+        expected = reference.encode_batch(TEXTS, add_special_tokens=add_special_tokens)
+        for threads in (1, 2):
+            found = with_threads(threads, tokenizer.encode_batch, TEXTS, False,
+                                 add_special_tokens)
+            for a, b in zip(found, expected):
+                assert_same(a, b)
+    assert any(e.overflowing for e in expected)
+    tokenizer.enable_padding(pad_id=1, pad_token="<pad>", length=12)
+    reference.enable_padding(pad_id=1, pad_token="<pad>", length=12)
+    for a, b in zip(with_threads(2, tokenizer.encode_batch, TEXTS),
+                    reference.encode_batch(TEXTS)):
+        assert_same(a, b)
+    if tokenizer.num_special_tokens_to_add(False) > 1:
+        tokenizer.enable_truncation(1, stride=0)
+        with pytest.raises(ValueError, match="smaller than the number of special tokens"):
+            tokenizer.encode_batch(TEXTS)
+        assert tokenizer.encode_batch([]) == []
+    tokenizer.enable_truncation(3, stride=3)
+    with pytest.raises(ValueError, match="stride"):
+        tokenizer.encode_batch(TEXTS, add_special_tokens=False)
+
+
 @pytest.mark.parametrize("threads", [2, 4])
 def test_pairs_truncation_and_padding_on_threads(kind, threads):
     name, tokenizer = kind

@@ -22,7 +22,7 @@ from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 from cython.operator cimport dereference as deref
 
-from embertext.tokenizers._encoding cimport Source, batch_source, compiled_encoding
+from embertext.tokenizers._encoding cimport Encoding, Source, batch_source, compiled_encoding
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -308,18 +308,32 @@ cdef struct TextIn:
     int kind
     Py_ssize_t length
     int waits                 # why the text waits for the second pass (WAITS_...)
+    vector[vector[int32_t]] windows  # out: the truncated records, then the overflowing ones
+    bint defer_trim           # trim after the truncation: the spaces of each token in trims
+    vector[int32_t] trims
 
 
-cdef inline void _trim(TextIn *out, int32_t lead, int32_t trail, int32_t *start,
-                       int32_t *end) noexcept nogil:
-    """processors.trim_byte_level_offsets for the token about to be added to ``out``."""
-    cdef Py_ssize_t i = out.ids.size() // 5
+cdef inline void _trim_at(Py_ssize_t i, int trim, int32_t lead, int32_t trail, int32_t *start,
+                          int32_t *end) noexcept nogil:
+    """processors.trim_byte_level_offsets for token ``i`` of an encoding, with ``lead`` and
+    ``trail`` byte-level spaces."""
     if lead:
-        if (i == 0 or start[0] == 0) and out.trim == 1 and lead == 1:
+        if (i == 0 or start[0] == 0) and trim == 1 and lead == 1:
             lead = 0
         start[0] = min(start[0] + lead, end[0])
     if trail and end[0] >= trail:
         end[0] = max(end[0] - trail, start[0])
+
+
+cdef inline void _trim(TextIn *out, int32_t lead, int32_t trail, int32_t *start,
+                       int32_t *end) noexcept nogil:
+    """Trim the offsets of the token about to be added to ``out``, or (before a truncation,
+    which decides where the encodings start) note its spaces for later."""
+    if out.defer_trim:
+        out.trims.push_back(lead)
+        out.trims.push_back(trail)
+        return
+    _trim_at(out.ids.size() // 5, out.trim, lead, trail, start, end)
 
 
 # NOTE [ Batches without the GIL ]
@@ -393,6 +407,8 @@ cdef class _Batch:
     cdef vector[Py_ssize_t] order  # the texts of this pass
     cdef atomic[Py_ssize_t] next
     cdef bint first_pass
+    cdef Py_ssize_t max_length, stride  # truncation (max_length -1: none)
+    cdef bint right
 
     def __len__(self):
         return self.order.size()
@@ -429,7 +445,11 @@ cdef class _Batch:
             item.segments.push_back(n)
             item.segments.push_back(-1)
         self.plan.run_text(item, slot)
+        if self.max_length >= 0 and not item.fallback:
+            self._truncate(item)
         # Freed here, on this thread, rather than with the batch (with the GIL).
+        item.trims.clear()
+        item.trims.shrink_to_fit()
         item.codes.clear()
         item.codes.shrink_to_fit()
         item.segments.clear()
@@ -438,6 +458,52 @@ cdef class _Batch:
         item.spans.shrink_to_fit()
         item.raw.clear()
         item.raw.shrink_to_fit()
+
+    cdef void _truncate(self, TextIn *item) noexcept nogil:
+        """Encoding.truncate: the windows of ``max_length`` records overlapping by ``stride``
+        into ``item.windows`` (each trimmed as an encoding of its own); a case left to the
+        Python code (no window, an error to raise) falls back."""
+        cdef Py_ssize_t n = item.ids.size() // 5, start, stop
+        cdef Py_ssize_t length = self.max_length, step = self.max_length - self.stride
+        if n <= length:
+            if item.defer_trim:
+                _trim_window(item.ids, item.trims.data(), item.trim)
+            return
+        if length == 0 or step <= 0:
+            item.fallback = True
+            return
+        if self.right:
+            start = 0
+            while True:
+                stop = min(start + length, n)
+                self._window(item, start, stop)
+                if stop == n:
+                    break
+                start += step
+        else:
+            stop = n
+            while True:
+                start = max(stop - length, 0)
+                self._window(item, start, stop)
+                if start == 0:
+                    break
+                stop -= step
+        item.ids.clear()
+        item.ids.shrink_to_fit()
+
+    cdef void _window(self, TextIn *item, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+        cdef const int32_t *r = item.ids.data()
+        item.windows.push_back(vector[int32_t](r + 5 * start, r + 5 * stop))
+        if item.defer_trim:
+            _trim_window(item.windows.back(), item.trims.data() + 2 * start, item.trim)
+
+
+cdef void _trim_window(vector[int32_t] &records, const int32_t *trims, int trim) noexcept nogil:
+    """Trim the offsets of ``records`` as one encoding (``trims``: each one's spaces)."""
+    cdef Py_ssize_t k
+    cdef int32_t *r = records.data()
+    for k in range(<Py_ssize_t> records.size() // 5):
+        _trim_at(k, trim, trims[2 * k], trims[2 * k + 1], &r[5 * k + 1], &r[5 * k + 2])
 
 
 cdef class _Pipeline:
@@ -464,7 +530,7 @@ cdef class _Pipeline:
         return 0
 
     def encode(self, list texts, AddedMatcher matcher, segments_of, int trim, wrap,
-               sequence_id, int threads, runner):
+               sequence_id, int threads, runner, truncation=None):
         """``(encodings, fallbacks)``: the :class:`Encoding` of each of ``texts``, and the
         indices of the texts the plan cannot encode alone (the Unigram plan's unknown
         characters; their encodings are ``None``); ``None`` when a text is not a str.
@@ -474,7 +540,9 @@ cdef class _Pipeline:
         (1) or without (0) ``add_prefix_space``. ``wrap``: ``None``, or the ``((token, id),
         (token, id))`` special tokens put around each text. ``runner(batch, threads)`` calls
         ``batch.work(slot)`` on up to ``threads`` threads (NOTE [ Batches without the
-        GIL ])."""
+        GIL ]). ``truncation``: ``None``, or ``(max_length, stride, right)`` to truncate each
+        text as Encoding.truncate does (the windows after the first are its overflowing
+        encodings; the texts it cannot truncate are fallbacks)."""
         for text in texts:
             if not isinstance(text, str):
                 return None
@@ -486,6 +554,9 @@ cdef class _Pipeline:
         batch.plan = self
         batch.matcher = matcher
         batch.texts = texts
+        batch.max_length = -1
+        if truncation is not None:
+            batch.max_length, batch.stride, batch.right = truncation
         batch.items.resize(n)
         batch.order.resize(n)
         for i in range(n):
@@ -496,6 +567,7 @@ cdef class _Pipeline:
             item.length = PyUnicode_GET_LENGTH(text)
             item.trim = trim
             item.fallback = False
+            item.defer_trim = trim >= 0 and batch.max_length >= 0
             batch.order[i] = i
         batch.first_pass = True
         batch.next.store(0)
@@ -526,17 +598,26 @@ cdef class _Pipeline:
             batch.first_pass = False
             batch.next.store(0)
             runner(batch, threads)
-        cdef list out = [None] * n, fallbacks = []
+        cdef list out = [None] * n, fallbacks = [], overflowing
         cdef Source source = batch_source(self.tokens, wrap, sequence_id)
         cdef bint trimmed = trim >= 0
+        cdef Encoding encoding
+        cdef Py_ssize_t k
         for i in range(n):
             item = &batch.items[i]
             if item.fallback:
                 fallbacks.append(i)
                 continue
-            out[i] = compiled_encoding(
-                item.ids, source, texts[i],
-                None if segment_lists is None else segment_lists[i], trimmed)
+            segments = None if segment_lists is None else segment_lists[i]
+            if not item.windows.size():
+                out[i] = compiled_encoding(item.ids, source, texts[i], segments, trimmed)
+                continue
+            encoding = compiled_encoding(item.windows[0], source, texts[i], segments, trimmed)
+            overflowing = [compiled_encoding(item.windows[k], source, texts[i], segments,
+                                             trimmed)
+                           for k in range(1, <Py_ssize_t> item.windows.size())]
+            encoding.overflowing = overflowing
+            out[i] = encoding
         return out, fallbacks
 
 

@@ -303,26 +303,28 @@ class Tokenizer:
             return None
         return segments
 
-    def _byte_level_trim(self):
+    def _byte_level_trim(self, plan, truncated=True):
         """-1, or whether the post-processor trims byte-level offsets with a prefix space
-        (0 or 1): the compiled byte-level pipeline then trims them itself."""
+        (0 or 1): the compiled byte-level pipeline then trims them itself (which it cannot
+        do before a truncation, unless it does the truncation: ``truncated=False``)."""
         post = self.post_processor
         if isinstance(post, processors.Sequence) and post.processors:
             post = post.processors[0]
-        if (self.truncation is None and isinstance(post, (processors.ByteLevel,
-                                                          processors.RobertaProcessing))
+        if (isinstance(plan, ByteLevelBPEPlan)
+                and (self.truncation is None or not truncated)
+                and isinstance(post, (processors.ByteLevel, processors.RobertaProcessing))
                 and post.trim_offsets):
             return int(bool(post.add_prefix_space))
         return -1
 
-    def _run_plan(self, plan, texts, sequence_id, trim, wrap, threads):
+    def _run_plan(self, plan, texts, sequence_id, trim, wrap, threads, truncation=None):
         """``plan.encode`` (``None`` when a text is not a str)."""
         return plan.encode(texts, self._matcher(), self._segments, trim, wrap, sequence_id,
-                           threads, _run_batch)
+                           threads, _run_batch, truncation)
 
     def _encode_compiled(self, plan, texts, sequence_id, threads):
         """Encodings of texts through a compiled plan, or ``None`` when one is not a str."""
-        trim = self._byte_level_trim() if isinstance(plan, ByteLevelBPEPlan) else -1
+        trim = self._byte_level_trim(plan)
         found = self._run_plan(plan, texts, sequence_id, trim, None, threads)
         if found is None:
             return None
@@ -334,12 +336,11 @@ class Tokenizer:
     def _encode_final(self, plan, texts, add_special_tokens, threads):
         """The final encodings of single texts, straight from a compiled plan, where the
         post-processing is adding ``[CLS] ... [SEP]``-style tokens (BertProcessing,
-        RobertaProcessing) or nothing (ByteLevel, none), without truncation; else (or when
-        a text is not a str) ``None``."""
-        if self.truncation is not None:
-            return None
+        RobertaProcessing) or nothing (ByteLevel, none), truncation included (the plan
+        leaves the texts it cannot truncate itself to the Python code); else (or when a
+        text is not a str) ``None``."""
         post = self.post_processor
-        trim = self._byte_level_trim() if isinstance(plan, ByteLevelBPEPlan) else -1
+        trim = self._byte_level_trim(plan, truncated=False)
         wrap = None
         if type(post) in (processors.BertProcessing, processors.RobertaProcessing):
             if type(post) is processors.RobertaProcessing and post.trim_offsets and trim < 0:
@@ -349,13 +350,23 @@ class Tokenizer:
         elif post is not None and not (type(post) is processors.ByteLevel
                                        and (not post.trim_offsets or trim >= 0)):
             return None
-        found = self._run_plan(plan, texts, 0, trim, wrap, threads)
+        truncation = None
+        if self.truncation is not None:
+            t = self.truncation
+            max_length = t["max_length"]
+            if add_special_tokens:
+                max_length -= self.num_special_tokens_to_add(False)
+            if max_length < 0 and texts:
+                raise ValueError(f"truncation max_length ({t['max_length']}) is smaller than "
+                                 "the number of special tokens to add")
+            truncation = (max_length, t["stride"], t["direction"] == "right")
+        found = self._run_plan(plan, texts, 0, trim, wrap, threads, truncation)
         if found is None:
             return None
         encodings, fallbacks = found
         for i in fallbacks:
-            encodings[i] = self._post_process(self._encode_texts([texts[i]], 0, False), None,
-                                              add_special_tokens)
+            encodings[i] = self._post_process(self._encode_compiled(plan, [texts[i]], 0, 1)[0],
+                                              None, add_special_tokens)
         return encodings
 
     def _encode_one(self, sequence, sequence_id, is_pretokenized, plan=None):
