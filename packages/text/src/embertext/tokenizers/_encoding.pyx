@@ -34,6 +34,29 @@ cdef enum:
 cdef tuple _NO_SPAN = (0, 0)
 
 
+cdef class _Field:
+    """A field of :class:`Encoding`: its list, made when first read (NOTE [ Lazy
+    encodings ])."""
+
+    cdef int field
+    cdef str name
+
+    def __init__(self, int field, str name):
+        self.field = field
+        self.name = name
+
+    def __get__(self, encoding, owner):
+        if encoding is None:
+            return self
+        return (<Encoding?> encoding)._field(self.field)
+
+    def __set__(self, encoding, value):
+        (<Encoding?> encoding)._store(self.field, value)
+
+    def __delete__(self, encoding):
+        raise AttributeError(f"Encoding.{self.name} cannot be deleted")
+
+
 # Not tracked by the cyclic garbage collector (as Hugging Face's Encoding is not): a batch
 # makes thousands, and each would count toward a collection that walks all of them. An
 # encoding is not part of a cycle unless one is made by hand through its lists.
@@ -143,77 +166,15 @@ cdef class Encoding:
             out.extend([pad] * self._pad_right)
         return out
 
-    @property
-    def ids(self):
-        return self._field(IDS)
-
-    @ids.setter
-    def ids(self, value):
-        self._store(IDS, value)
-
-    @property
-    def tokens(self):
-        return self._field(TOKENS)
-
-    @tokens.setter
-    def tokens(self, value):
-        self._store(TOKENS, value)
-
-    @property
-    def offsets(self):
-        return self._field(OFFSETS)
-
-    @offsets.setter
-    def offsets(self, value):
-        self._store(OFFSETS, value)
-
-    @property
-    def type_ids(self):
-        return self._field(TYPE_IDS)
-
-    @type_ids.setter
-    def type_ids(self, value):
-        self._store(TYPE_IDS, value)
-
-    @property
-    def attention_mask(self):
-        return self._field(ATTENTION_MASK)
-
-    @attention_mask.setter
-    def attention_mask(self, value):
-        self._store(ATTENTION_MASK, value)
-
-    @property
-    def special_tokens_mask(self):
-        return self._field(SPECIAL_TOKENS_MASK)
-
-    @special_tokens_mask.setter
-    def special_tokens_mask(self, value):
-        self._store(SPECIAL_TOKENS_MASK, value)
-
-    @property
-    def word_ids(self):
-        return self._field(WORD_IDS)
-
-    @word_ids.setter
-    def word_ids(self, value):
-        self._store(WORD_IDS, value)
-
-    @property
-    def sequence_ids(self):
-        return self._field(SEQUENCE_IDS)
-
-    @sequence_ids.setter
-    def sequence_ids(self, value):
-        self._store(SEQUENCE_IDS, value)
-
-    @property
-    def overflowing(self):
-        return self._field(OVERFLOWING)
-
-    @overflowing.setter
-    def overflowing(self, value):
-        self._store(OVERFLOWING, value)
+    ids = _Field(IDS, "ids")
+    tokens = _Field(TOKENS, "tokens")
+    offsets = _Field(OFFSETS, "offsets")
+    type_ids = _Field(TYPE_IDS, "type_ids")
+    attention_mask = _Field(ATTENTION_MASK, "attention_mask")
+    special_tokens_mask = _Field(SPECIAL_TOKENS_MASK, "special_tokens_mask")
+    word_ids = _Field(WORD_IDS, "word_ids")
+    sequence_ids = _Field(SEQUENCE_IDS, "sequence_ids")
+    overflowing = _Field(OVERFLOWING, "overflowing")
 
     @property
     def words(self):
