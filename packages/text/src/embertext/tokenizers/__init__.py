@@ -4,8 +4,9 @@
 BPE, WordPiece), a post-processor and a decoder; it loads and saves ``tokenizer.json``, and
 the models load ``vocab.json`` + ``merges.txt`` (GPT-2 / RoBERTa) and ``vocab.txt`` (BERT).
 The hot loops are compiled (``_kernels.pyx``): the BPE merge loop, WordPiece's longest match,
-Unigram's Viterbi search, and the whole byte-level BPE and BERT pipelines, which run without
-the GIL so that ``encode_batch`` runs on several threads.
+Unigram's Viterbi search, and the whole byte-level BPE, BERT and Metaspace-Unigram pipelines,
+which run without the GIL so that ``encode_batch`` runs on several threads; their encodings
+make their lists when read (``_encoding.pyx``).
 """
 
 from embertext.tokenizers import (

@@ -1,25 +1,28 @@
 # distutils: language = c++
 """The compiled hot loops of the tokenizers: the BPE merge loop, WordPiece's greedy longest
-match and Unigram's Viterbi search, and two whole pipelines that run without the GIL
-(byte-level BPE; BERT's normalizer, pre-tokenizer and WordPiece).
+match and Unigram's Viterbi search, and three whole pipelines that encode batches without
+the GIL, on several threads (byte-level BPE; BERT's normalizer, pre-tokenizer and WordPiece;
+Metaspace and Unigram).
 
 NOTE [ Character tables ]
 The pipelines look characters up in tables indexed by code point (whitespace, letters,
 numbers, punctuation, and a normalizer's map). The tables are filled lazily, with the GIL
 held, by :func:`learn` from the Python definitions in ``_unicode`` (so both paths agree
-character by character); a batch is learnt before its worker threads start, and the threads
-only read the tables.
+character by character); the threads encoding a batch only read them, and leave a text
+with a character not learnt yet for later (NOTE [ Batches without the GIL ]).
 """
 
-from cpython.list cimport PyList_New, PyList_SET_ITEM
-from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.math cimport exp, log
 from libc.stdlib cimport calloc, free
+from libc.string cimport memcmp
+from libcpp.atomic cimport atomic
 from libcpp.string cimport string
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 from cython.operator cimport dereference as deref
+
+from embertext.tokenizers._encoding cimport Encoding, Source, batch_source, compiled_encoding
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object)
@@ -301,22 +304,210 @@ cdef struct TextIn:
     string raw                # scratch: a word's bytes
     bint fallback             # out: the text needs the Python pipeline
     vector[int32_t] spans     # scratch: the character of each byte
+    const void *data          # the str's characters (of PyUnicode_KIND kind)
+    int kind
+    Py_ssize_t length
+    int waits                 # why the text waits for the second pass (WAITS_...)
+    vector[vector[int32_t]] windows  # out: the truncated records, then the overflowing ones
+    bint defer_trim           # trim after the truncation: the spaces of each token in trims
+    vector[int32_t] trims
 
 
-cdef inline void _trim(TextIn *out, int32_t lead, int32_t trail, int32_t *start,
-                       int32_t *end) noexcept nogil:
-    """processors.trim_byte_level_offsets for the token about to be added to ``out``."""
-    cdef Py_ssize_t i = out.ids.size() // 5
+cdef inline void _trim_at(Py_ssize_t i, int trim, int32_t lead, int32_t trail, int32_t *start,
+                          int32_t *end) noexcept nogil:
+    """processors.trim_byte_level_offsets for token ``i`` of an encoding, with ``lead`` and
+    ``trail`` byte-level spaces."""
     if lead:
-        if (i == 0 or start[0] == 0) and out.trim == 1 and lead == 1:
+        if (i == 0 or start[0] == 0) and trim == 1 and lead == 1:
             lead = 0
         start[0] = min(start[0] + lead, end[0])
     if trail and end[0] >= trail:
         end[0] = max(end[0] - trail, start[0])
 
 
+cdef inline void _trim(TextIn *out, int32_t lead, int32_t trail, int32_t *start,
+                       int32_t *end) noexcept nogil:
+    """Trim the offsets of the token about to be added to ``out``, or (before a truncation,
+    which decides where the encodings start) note its spaces for later."""
+    if out.defer_trim:
+        out.trims.push_back(lead)
+        out.trims.push_back(trail)
+        return
+    _trim_at(out.ids.size() // 5, out.trim, lead, trail, start, end)
+
+
+# NOTE [ Batches without the GIL ]
+# A batch is encoded in passes, each spread over threads by the caller's ``runner``: every
+# thread calls _Batch.work, which releases the GIL and takes texts (a block at a time) until
+# none is left. The first pass reads each text's characters, checks that the character
+# tables know them all and that no added token can occur in it, and encodes it; a text that
+# fails a check waits. Then, with the GIL, the waiting texts' characters are learnt and
+# their added tokens split off (by the Python code, whose rules it keeps), and a second pass
+# encodes them. The encodings are made last, from the records the passes wrote (NOTE [ Lazy
+# encodings ] in _encoding.pyx): what holds the GIL is a few steps a text, not a step a
+# token.
+
+cdef enum:
+    WAITS_UNKNOWN = 1  # a character the tables do not know
+    WAITS_ADDED = 2    # an added token may be in the text
+    BLOCK = 8          # texts a thread takes at a time
+
+
+cdef class AddedMatcher:
+    """Whether an added token's text occurs in a text (then the Python code splits it)."""
+
+    cdef vector[vector[uint32_t]] contents
+    cdef unordered_map[uint32_t, vector[Py_ssize_t]] by_first
+    cdef uint8_t first_bits[8192]  # bit (code & 0xFFFF): some content starts with such a code
+    cdef bint always
+
+    def __init__(self, contents):
+        cdef vector[uint32_t] codes
+        self.always = False
+        for content in contents:
+            if not content:
+                self.always = True
+                continue
+            _codes(content, codes)
+            self.by_first[codes[0]].push_back(self.contents.size())
+            self.contents.push_back(codes)
+            self.first_bits[(codes[0] & 0xFFFF) >> 3] |= 1 << (codes[0] & 7)
+
+    cdef bint found(self, const uint32_t *s, Py_ssize_t n) noexcept nogil:
+        cdef Py_ssize_t i, j, m
+        cdef uint32_t c
+        cdef const vector[Py_ssize_t] *candidates
+        cdef const vector[uint32_t] *content
+        cdef unordered_map[uint32_t, vector[Py_ssize_t]].iterator it
+        if self.always:
+            return True
+        for i in range(n):
+            c = s[i]
+            if not self.first_bits[(c & 0xFFFF) >> 3] & (1 << (c & 7)):
+                continue
+            it = self.by_first.find(c)
+            if it == self.by_first.end():
+                continue
+            candidates = &deref(it).second
+            for j in range(<Py_ssize_t> candidates.size()):
+                content = &self.contents[candidates[0][j]]
+                m = content.size()
+                if i + m <= n and memcmp(content.data(), s + i, m * sizeof(uint32_t)) == 0:
+                    return True
+        return False
+
+
+cdef class _Batch:
+    """The texts of one batch and the pass that runs (NOTE [ Batches without the GIL ])."""
+
+    cdef _Pipeline plan
+    cdef AddedMatcher matcher
+    cdef list texts
+    cdef vector[TextIn] items
+    cdef vector[Py_ssize_t] order  # the texts of this pass
+    cdef atomic[Py_ssize_t] next
+    cdef bint first_pass
+    cdef Py_ssize_t max_length, stride  # truncation (max_length -1: none)
+    cdef bint right
+
+    def __len__(self):
+        return self.order.size()
+
+    def work(self, int slot):
+        """Encode texts of this pass until none is left (each thread with its own ``slot``
+        of the plan's caches)."""
+        with nogil:
+            self._work(slot)
+
+    cdef void _work(self, int slot) noexcept nogil:
+        cdef Py_ssize_t start, k, n = self.order.size()
+        while True:
+            start = self.next.fetch_add(BLOCK)
+            if start >= n:
+                break
+            for k in range(start, min(start + BLOCK, n)):
+                self._encode(&self.items[self.order[k]], slot)
+
+    cdef void _encode(self, TextIn *item, int slot) noexcept nogil:
+        cdef Py_ssize_t i, n = item.length
+        if self.first_pass:
+            item.codes.resize(n)
+            for i in range(n):
+                item.codes[i] = PyUnicode_READ(item.kind, item.data, i)
+            item.waits = 0
+            if not self.plan.known(item):
+                item.waits |= WAITS_UNKNOWN
+            if self.matcher is not None and self.matcher.found(item.codes.data(), n):
+                item.waits |= WAITS_ADDED
+            if item.waits:
+                return
+            item.segments.push_back(0)
+            item.segments.push_back(n)
+            item.segments.push_back(-1)
+        self.plan.run_text(item, slot)
+        if self.max_length >= 0 and not item.fallback:
+            self._truncate(item)
+        # Freed here, on this thread, rather than with the batch (with the GIL).
+        item.trims.clear()
+        item.trims.shrink_to_fit()
+        item.codes.clear()
+        item.codes.shrink_to_fit()
+        item.segments.clear()
+        item.segments.shrink_to_fit()
+        item.spans.clear()
+        item.spans.shrink_to_fit()
+        item.raw.clear()
+        item.raw.shrink_to_fit()
+
+    cdef void _truncate(self, TextIn *item) noexcept nogil:
+        """Encoding.truncate: the windows of ``max_length`` records overlapping by ``stride``
+        into ``item.windows`` (each trimmed as an encoding of its own); a case left to the
+        Python code (no window, an error to raise) falls back."""
+        cdef Py_ssize_t n = item.ids.size() // 5, start, stop
+        cdef Py_ssize_t length = self.max_length, step = self.max_length - self.stride
+        if n <= length:
+            if item.defer_trim:
+                _trim_window(item.ids, item.trims.data(), item.trim)
+            return
+        if length == 0 or step <= 0:
+            item.fallback = True
+            return
+        if self.right:
+            start = 0
+            while True:
+                stop = min(start + length, n)
+                self._window(item, start, stop)
+                if stop == n:
+                    break
+                start += step
+        else:
+            stop = n
+            while True:
+                start = max(stop - length, 0)
+                self._window(item, start, stop)
+                if start == 0:
+                    break
+                stop -= step
+        item.ids.clear()
+        item.ids.shrink_to_fit()
+
+    cdef void _window(self, TextIn *item, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+        cdef const int32_t *r = item.ids.data()
+        item.windows.push_back(vector[int32_t](r + 5 * start, r + 5 * stop))
+        if item.defer_trim:
+            _trim_window(item.windows.back(), item.trims.data() + 2 * start, item.trim)
+
+
+cdef void _trim_window(vector[int32_t] &records, const int32_t *trims, int trim) noexcept nogil:
+    """Trim the offsets of ``records`` as one encoding (``trims``: each one's spaces)."""
+    cdef Py_ssize_t k
+    cdef int32_t *r = records.data()
+    for k in range(<Py_ssize_t> records.size() // 5):
+        _trim_at(k, trim, trims[2 * k], trims[2 * k + 1], &r[5 * k + 1], &r[5 * k + 2])
+
+
 cdef class _Pipeline:
-    """What the two pipelines share: batches of texts in, ids and offsets out."""
+    """What the pipelines share: batches of texts in, encodings out."""
 
     cdef list tokens  # id -> token
     cdef int prefix_ok
@@ -324,87 +515,110 @@ cdef class _Pipeline:
     cdef void run_text(self, TextIn *text, int slot) noexcept nogil:
         pass
 
-    cdef int _prepare(self, list texts, list segments, vector[TextIn] &batch) except -1:
-        cdef Py_ssize_t i, n = len(texts)
-        batch.resize(n)
-        for i in range(n):
-            text = texts[i]
-            _learn_text(text)
-            _codes(text, batch[i].codes)
-            segs = segments[i]
-            if segs is None:
-                batch[i].segments.push_back(0)
-                batch[i].segments.push_back(batch[i].codes.size())
-                batch[i].segments.push_back(-1)
-            else:
-                for a, b, added in segs:
-                    batch[i].segments.push_back(a)
-                    batch[i].segments.push_back(b)
-                    batch[i].segments.push_back(-1 if added is None else added)
+    cdef bint known(self, TextIn *text) noexcept nogil:
+        """Whether the character tables know every character of ``text``."""
+        cdef Py_ssize_t i
+        cdef const uint32_t *s = text.codes.data()
+        for i in range(<Py_ssize_t> text.codes.size()):
+            if not _flags[s[i]] & KNOWN:
+                return False
+        return True
+
+    cdef int learn(self, object text, TextIn *item) except -1:
+        """Fill the tables for the characters of ``text`` (the GIL is held)."""
+        _learn_text(text)
         return 0
 
-    def run(self, list texts, list segments, int slot=0, int trim=-1, wrap=None):
-        """Encode ``texts`` (each split at its added tokens by ``segments``: ``None`` or
-        ``(start, end, added id or None)`` triples); ``[(ids, tokens, offsets, word_ids)]``
-        for each. ``trim`` (byte-level BPE): -1, or trim the offsets as the post-processors
-        do, with (1) or without (0) ``add_prefix_space``. ``wrap``: ``None``, or the
-        ``((token, id), (token, id))`` special tokens put around each text (the lists then
-        hold them, word id ``None``). A text the plan cannot encode alone (the Unigram plan's
-        unknown characters) is ``None``."""
-        cdef vector[TextIn] batch
+    def encode(self, list texts, AddedMatcher matcher, segments_of, int trim, wrap,
+               sequence_id, int threads, runner, truncation=None):
+        """``(encodings, fallbacks)``: the :class:`Encoding` of each of ``texts``, and the
+        indices of the texts the plan cannot encode alone (the Unigram plan's unknown
+        characters; their encodings are ``None``); ``None`` when a text is not a str.
+        ``matcher``: ``None``, or the added tokens, split off by ``segments_of(text)``
+        (``None`` or ``(start, end, added id or None)`` triples) where one may occur.
+        ``trim`` (byte-level BPE): -1, or trim the offsets as the post-processors do, with
+        (1) or without (0) ``add_prefix_space``. ``wrap``: ``None``, or the ``((token, id),
+        (token, id))`` special tokens put around each text. ``runner(batch, threads)`` calls
+        ``batch.work(slot)`` on up to ``threads`` threads (NOTE [ Batches without the
+        GIL ]). ``truncation``: ``None``, or ``(max_length, stride, right)`` to truncate each
+        text as Encoding.truncate does (the windows after the first are its overflowing
+        encodings; the texts it cannot truncate are fallbacks)."""
+        for text in texts:
+            if not isinstance(text, str):
+                return None
+        texts = list(texts)  # the batch holds the texts it reads without the GIL
         cdef Py_ssize_t i, n = len(texts)
-        self._prepare(texts, segments, batch)
+        cdef _Batch batch = _Batch.__new__(_Batch)
+        cdef TextIn *item
+        cdef list segment_lists = None
+        batch.plan = self
+        batch.matcher = matcher
+        batch.texts = texts
+        batch.max_length = -1
+        if truncation is not None:
+            batch.max_length, batch.stride, batch.right = truncation
+        batch.items.resize(n)
+        batch.order.resize(n)
         for i in range(n):
-            batch[i].trim = trim
-            batch[i].fallback = False
-        with nogil:
-            for i in range(n):
-                self.run_text(&batch[i], slot)
-        return [None if batch[i].fallback else self._result(texts[i], &batch[i], wrap)
-                for i in range(n)]
-
-    cdef object _result(self, object text, TextIn *item, object wrap):
-        cdef Py_ssize_t k, count = item.ids.size() // 5
-        cdef Py_ssize_t extra = 0 if wrap is None else 1
-        cdef Py_ssize_t total = count + 2 * extra
-        cdef list ids = PyList_New(total)
-        cdef list tokens = PyList_New(total)
-        cdef list offsets = PyList_New(total)
-        cdef list words = PyList_New(total)
-        cdef int32_t index, segment
-        cdef const int32_t *q = item.ids.data()
-        cdef object value, token, span, word
-        cdef list vocab = self.tokens
-        for k in range(count):
-            index = q[5 * k]
-            value = index
-            Py_INCREF(value)
-            PyList_SET_ITEM(ids, k + extra, value)
-            segment = q[5 * k + 4]
-            if segment >= 0:  # an added token: the text it matched
-                token = text[item.segments[3 * segment]:item.segments[3 * segment + 1]]
+            text = texts[i]
+            item = &batch.items[i]
+            item.kind = PyUnicode_KIND(text)
+            item.data = PyUnicode_DATA(text)
+            item.length = PyUnicode_GET_LENGTH(text)
+            item.trim = trim
+            item.fallback = False
+            item.defer_trim = trim >= 0 and batch.max_length >= 0
+            batch.order[i] = i
+        batch.first_pass = True
+        batch.next.store(0)
+        runner(batch, threads)
+        batch.order.clear()
+        for i in range(n):
+            item = &batch.items[i]
+            if not item.waits:
+                continue
+            batch.order.push_back(i)
+            self.learn(texts[i], item)
+            segments = None
+            if item.waits & WAITS_ADDED:
+                segments = segments_of(texts[i])
+            if segments is None:
+                item.segments.push_back(0)
+                item.segments.push_back(item.length)
+                item.segments.push_back(-1)
             else:
-                token = vocab[index]
-            Py_INCREF(token)
-            PyList_SET_ITEM(tokens, k + extra, token)
-            span = (q[5 * k + 1], q[5 * k + 2])
-            Py_INCREF(span)
-            PyList_SET_ITEM(offsets, k + extra, span)
-            word = q[5 * k + 3]
-            Py_INCREF(word)
-            PyList_SET_ITEM(words, k + extra, word)
-        if extra:
-            for k, (token, value) in ((0, wrap[0]), (total - 1, wrap[1])):
-                Py_INCREF(value)
-                PyList_SET_ITEM(ids, k, value)
-                Py_INCREF(token)
-                PyList_SET_ITEM(tokens, k, token)
-                span = (0, 0)
-                Py_INCREF(span)
-                PyList_SET_ITEM(offsets, k, span)
-                Py_INCREF(None)
-                PyList_SET_ITEM(words, k, None)
-        return ids, tokens, offsets, words
+                if segment_lists is None:
+                    segment_lists = [None] * n
+                segment_lists[i] = segments
+                for a, b, added in segments:
+                    item.segments.push_back(a)
+                    item.segments.push_back(b)
+                    item.segments.push_back(-1 if added is None else added)
+        if batch.order.size():
+            batch.first_pass = False
+            batch.next.store(0)
+            runner(batch, threads)
+        cdef list out = [None] * n, fallbacks = [], overflowing
+        cdef Source source = batch_source(self.tokens, wrap, sequence_id)
+        cdef bint trimmed = trim >= 0
+        cdef Encoding encoding
+        cdef Py_ssize_t k
+        for i in range(n):
+            item = &batch.items[i]
+            if item.fallback:
+                fallbacks.append(i)
+                continue
+            segments = None if segment_lists is None else segment_lists[i]
+            if not item.windows.size():
+                out[i] = compiled_encoding(item.ids, source, texts[i], segments, trimmed)
+                continue
+            encoding = compiled_encoding(item.windows[0], source, texts[i], segments, trimmed)
+            overflowing = [compiled_encoding(item.windows[k], source, texts[i], segments,
+                                             trimmed)
+                           for k in range(1, <Py_ssize_t> item.windows.size())]
+            encoding.overflowing = overflowing
+            out[i] = encoding
+        return out, fallbacks
 
 
 DEF CACHE_LIMIT = 100000
@@ -670,32 +884,41 @@ cdef class BertPlan(_Pipeline):
         free(self.map_index)
         free(self.pool)
 
-    cdef int _prepare(self, list texts, list segments, vector[TextIn] &batch) except -1:
-        _Pipeline._prepare(self, texts, segments, batch)
+    cdef bint known(self, TextIn *text) noexcept nogil:
+        cdef Py_ssize_t i
+        cdef const uint32_t *s = text.codes.data()
+        if not _Pipeline.known(self, text):
+            return False
+        if self.map_index != NULL:
+            for i in range(<Py_ssize_t> text.codes.size()):
+                if self.map_index[s[i]] == 0:
+                    return False
+        return True
+
+    cdef int learn(self, object text, TextIn *item) except -1:
+        _learn_text(text)
         if self.charmap is None:
             return 0
-        cdef Py_ssize_t i, j, k, length
+        cdef Py_ssize_t j, k, length
         cdef uint32_t code
-        cdef vector[uint32_t] *codes
-        for i in range(<Py_ssize_t> batch.size()):
-            codes = &batch[i].codes
-            for j in range(<Py_ssize_t> codes.size()):
-                code = codes[0][j]
-                if self.map_index[code] != 0:
-                    continue
-                out = self.charmap.function(chr(code))
-                _learn_text(out)
-                if len(out) == 1 and ord(out) == code:
-                    self.map_index[code] = 1
-                    continue
-                length = len(out)
-                if length > 7 or self.pool_used + length > POOL_SIZE:
-                    raise ValueError(f"the normalizer maps {chr(code)!r} to {out!r}: more "
-                                     "characters than the compiled pipeline takes")
-                for k in range(length):
-                    self.pool[self.pool_used + k] = ord(out[k])
-                self.map_index[code] = 2 + (self.pool_used << 3 | length)
-                self.pool_used += length
+        cdef vector[uint32_t] *codes = &item.codes
+        for j in range(<Py_ssize_t> codes.size()):
+            code = codes[0][j]
+            if self.map_index[code] != 0:
+                continue
+            out = self.charmap.function(chr(code))
+            _learn_text(out)
+            if len(out) == 1 and ord(out) == code:
+                self.map_index[code] = 1
+                continue
+            length = len(out)
+            if length > 7 or self.pool_used + length > POOL_SIZE:
+                raise ValueError(f"the normalizer maps {chr(code)!r} to {out!r}: more "
+                                 "characters than the compiled pipeline takes")
+            for k in range(length):
+                self.pool[self.pool_used + k] = ord(out[k])
+            self.map_index[code] = 2 + (self.pool_used << 3 | length)
+            self.pool_used += length
         return 0
 
     cdef void _word(self, vector[uint32_t] &chars, vector[int32_t] &origin, int32_t word,

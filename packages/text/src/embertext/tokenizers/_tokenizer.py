@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from embertext.tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 from embertext.tokenizers._encoding import Encoding
-from embertext.tokenizers._kernels import ByteLevelBPEPlan
+from embertext.tokenizers._kernels import AddedMatcher, ByteLevelBPEPlan
 from embertext.tokenizers._piece import CharMap, Piece
 
 __all__ = ["Tokenizer", "AddedToken", "set_num_threads", "get_num_threads"]
@@ -17,14 +17,26 @@ __all__ = ["Tokenizer", "AddedToken", "set_num_threads", "get_num_threads"]
 _STRATEGIES = ("longest_first", "only_first", "only_second")
 
 # NOTE [ Batch threads ]
-# encode_batch splits a batch into one chunk a thread. The compiled pipelines
-# (_kernels.ByteLevelBPEPlan, _kernels.BertPlan) encode without the GIL, so the threads run
-# at once; what stays in Python (added tokens, post-processing, the Encoding objects) takes
-# turns. Each thread has a slot of the plan (its word cache), locked while in use.
+# A compiled pipeline (_kernels.ByteLevelBPEPlan, BertPlan, UnigramPlan) encodes a whole
+# batch in one call, without the GIL, on get_num_threads() threads (NOTE [ Batches without
+# the GIL ] in _kernels.pyx): this thread and the others of a pool. Each thread takes a free
+# slot of the plan (its word cache), locked while in use, so that batches encoded at once
+# from several threads do not share a cache. What stays in Python (pairs, truncation, other
+# post-processors) runs after, in the calling thread.
 _SLOTS = 64
 _threads = {"count": None, "pool": None}
 _slot_locks = [threading.Lock() for _ in range(_SLOTS)]
-_MIN_CHUNK = 32
+_MIN_CHUNK = 32  # the fewest texts worth a thread of their own
+
+
+def _after_fork():
+    # The pool's threads and the locks they held are the parent's.
+    _threads["pool"] = None
+    _slot_locks[:] = [threading.Lock() for _ in range(_SLOTS)]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def set_num_threads(num_threads):
@@ -53,6 +65,36 @@ def _pool(count):
             pool.shutdown(wait=False)
         pool = _threads["pool"] = ThreadPoolExecutor(count, "embertext-encode")
     return pool
+
+
+def _take_slot():
+    """A free slot, locked (the first one, once free, if none is)."""
+    for slot, lock in enumerate(_slot_locks):
+        if lock.acquire(blocking=False):
+            return slot
+    _slot_locks[0].acquire()
+    return 0
+
+
+def _work(batch):
+    """``batch.work(slot)`` with a free slot."""
+    slot = _take_slot()
+    try:
+        batch.work(slot)
+    finally:
+        _slot_locks[slot].release()
+
+
+def _run_batch(batch, threads):
+    """Run a pass of a compiled batch on up to ``threads`` threads (NOTE [ Batch threads ])."""
+    threads = min(threads, max(1, len(batch) // _MIN_CHUNK))
+    if threads == 1:
+        _work(batch)
+        return
+    futures = [_pool(threads - 1).submit(_work, batch) for _ in range(threads - 1)]
+    _work(batch)
+    for future in futures:
+        future.result()
 
 
 class AddedToken:
@@ -111,7 +153,8 @@ class Tokenizer:
         self.decoder = None
         self._added = {}  # id -> AddedToken
         self._added_ids = {}  # content -> id
-        self._added_pattern = None
+        self._added_pattern = None  # and _added_matcher: made from _added_ids when needed
+        self._added_matcher = None
         self.truncation = None
         self.padding = None
 
@@ -145,13 +188,29 @@ class Tokenizer:
         """Add tokens matched before the model runs; returns how many are new."""
         return self._add(tokens, special=False)
 
+    def _compile_added(self):
+        contents = sorted(self._added_ids, key=len, reverse=True)
+        self._added_pattern = re.compile("|".join(re.escape(c) for c in contents))
+        self._added_matcher = AddedMatcher(contents)
+
+    def _matcher(self):
+        """The compiled check for the added tokens in a text, or ``None`` without any."""
+        if not self._added_ids:
+            return None
+        if self._added_pattern is None:
+            self._compile_added()
+        return self._added_matcher
+
+    def __getstate__(self):
+        # The compiled parts are made again when needed.
+        return {**self.__dict__, "_added_pattern": None, "_added_matcher": None}
+
     def _split_added(self, text):
         """``(start, end, id or None)`` segments of ``text``: added tokens and the rest."""
         if not self._added_ids:
             return [(0, len(text), None)]
         if self._added_pattern is None:
-            contents = sorted(self._added_ids, key=len, reverse=True)
-            self._added_pattern = re.compile("|".join(re.escape(c) for c in contents))
+            self._compile_added()
         segments = []
         position = 0
         for match in self._added_pattern.finditer(text):
@@ -244,46 +303,44 @@ class Tokenizer:
             return None
         return segments
 
-    def _byte_level_trim(self):
+    def _byte_level_trim(self, plan, truncated=True):
         """-1, or whether the post-processor trims byte-level offsets with a prefix space
-        (0 or 1): the compiled byte-level pipeline then trims them itself."""
+        (0 or 1): the compiled byte-level pipeline then trims them itself (which it cannot
+        do before a truncation, unless it does the truncation: ``truncated=False``)."""
         post = self.post_processor
         if isinstance(post, processors.Sequence) and post.processors:
             post = post.processors[0]
-        if (self.truncation is None and isinstance(post, (processors.ByteLevel,
-                                                          processors.RobertaProcessing))
+        if (isinstance(plan, ByteLevelBPEPlan)
+                and (self.truncation is None or not truncated)
+                and isinstance(post, (processors.ByteLevel, processors.RobertaProcessing))
                 and post.trim_offsets):
             return int(bool(post.add_prefix_space))
         return -1
 
-    def _encode_compiled(self, plan, texts, sequence_id, slot):
-        """Encodings of plain texts through a compiled plan."""
-        segments = ([self._segments(text) for text in texts] if self._added_ids
-                    else [None] * len(texts))
-        trim = self._byte_level_trim() if isinstance(plan, ByteLevelBPEPlan) else -1
-        with _slot_locks[slot]:
-            found = plan.run(texts, segments, slot, trim)
-        encodings = []
-        for text, result in zip(texts, found):
-            if result is None:
-                encodings.append(self._encode_texts([text], sequence_id, False))
-                continue
-            ids, tokens, offsets, words = result
-            n = len(ids)
-            encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [0] * n, words,
-                                [sequence_id] * n)
-            encoding._trimmed = trim >= 0
-            encodings.append(encoding)
+    def _run_plan(self, plan, texts, sequence_id, trim, wrap, threads, truncation=None):
+        """``plan.encode`` (``None`` when a text is not a str)."""
+        return plan.encode(texts, self._matcher(), self._segments, trim, wrap, sequence_id,
+                           threads, _run_batch, truncation)
+
+    def _encode_compiled(self, plan, texts, sequence_id, threads):
+        """Encodings of texts through a compiled plan, or ``None`` when one is not a str."""
+        trim = self._byte_level_trim(plan)
+        found = self._run_plan(plan, texts, sequence_id, trim, None, threads)
+        if found is None:
+            return None
+        encodings, fallbacks = found
+        for i in fallbacks:
+            encodings[i] = self._encode_texts([texts[i]], sequence_id, False)
         return encodings
 
-    def _encode_final(self, plan, texts, add_special_tokens, slot):
+    def _encode_final(self, plan, texts, add_special_tokens, threads):
         """The final encodings of single texts, straight from a compiled plan, where the
         post-processing is adding ``[CLS] ... [SEP]``-style tokens (BertProcessing,
-        RobertaProcessing) or nothing (ByteLevel, none), without truncation; else ``None``."""
-        if self.truncation is not None:
-            return None
+        RobertaProcessing) or nothing (ByteLevel, none), truncation included (the plan
+        leaves the texts it cannot truncate itself to the Python code); else (or when a
+        text is not a str) ``None``."""
         post = self.post_processor
-        trim = self._byte_level_trim() if isinstance(plan, ByteLevelBPEPlan) else -1
+        trim = self._byte_level_trim(plan, truncated=False)
         wrap = None
         if type(post) in (processors.BertProcessing, processors.RobertaProcessing):
             if type(post) is processors.RobertaProcessing and post.trim_offsets and trim < 0:
@@ -293,32 +350,28 @@ class Tokenizer:
         elif post is not None and not (type(post) is processors.ByteLevel
                                        and (not post.trim_offsets or trim >= 0)):
             return None
-        segments = ([self._segments(text) for text in texts] if self._added_ids
-                    else [None] * len(texts))
-        with _slot_locks[slot]:
-            found = plan.run(texts, segments, slot, trim, wrap)
-        encodings = []
-        for text, result in zip(texts, found):
-            if result is None:
-                encodings.append(self._post_process(self._encode_texts([text], 0, False), None,
-                                                    add_special_tokens))
-                continue
-            ids, tokens, offsets, words = result
-            n = len(ids)
-            if wrap is None:
-                encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [0] * n, words,
-                                    [0] * n)
-            else:
-                inner = [0] * (n - 2)
-                encoding = Encoding(ids, tokens, offsets, [0] * n, [1] * n, [1, *inner, 1],
-                                    words, [None, *inner, None])
-            encoding._trimmed = trim >= 0
-            encodings.append(encoding)
+        truncation = None
+        if self.truncation is not None:
+            t = self.truncation
+            max_length = t["max_length"]
+            if add_special_tokens:
+                max_length -= self.num_special_tokens_to_add(False)
+            if max_length < 0 and texts:
+                raise ValueError(f"truncation max_length ({t['max_length']}) is smaller than "
+                                 "the number of special tokens to add")
+            truncation = (max_length, t["stride"], t["direction"] == "right")
+        found = self._run_plan(plan, texts, 0, trim, wrap, threads, truncation)
+        if found is None:
+            return None
+        encodings, fallbacks = found
+        for i in fallbacks:
+            encodings[i] = self._post_process(self._encode_compiled(plan, [texts[i]], 0, 1)[0],
+                                              None, add_special_tokens)
         return encodings
 
-    def _encode_one(self, sequence, sequence_id, is_pretokenized, plan=None, slot=0):
+    def _encode_one(self, sequence, sequence_id, is_pretokenized, plan=None):
         if plan is not None and isinstance(sequence, str) and not is_pretokenized:
-            return self._encode_compiled(plan, [sequence], sequence_id, slot)[0]
+            return self._encode_compiled(plan, [sequence], sequence_id, 1)[0]
         if is_pretokenized:
             if isinstance(sequence, str) or not all(isinstance(w, str) for w in sequence):
                 raise TypeError("a pre-tokenized input is a list of str")
@@ -326,6 +379,15 @@ class Tokenizer:
         if not isinstance(sequence, str):
             raise TypeError(f"a text input must be str, got {type(sequence).__name__}")
         return self._encode_texts([sequence], sequence_id, False)
+
+    def _encode_many(self, texts, sequence_id, is_pretokenized, plan, threads):
+        """:meth:`_encode_one` of each text, the texts through ``plan`` at once."""
+        encodings = (None if plan is None
+                     else self._encode_compiled(plan, texts, sequence_id, threads))
+        if encodings is None:
+            encodings = [self._encode_one(text, sequence_id, is_pretokenized, plan)
+                         for text in texts]
+        return encodings
 
     def num_special_tokens_to_add(self, is_pair):
         """How many special tokens the post-processor adds."""
@@ -424,7 +486,7 @@ class Tokenizer:
         """
         plan = None if is_pretokenized else self._compiled_plan()
         if plan is not None and pair is None and isinstance(sequence, str):
-            final = self._encode_final(plan, [sequence], add_special_tokens, 0)
+            final = self._encode_final(plan, [sequence], add_special_tokens, 1)
             if final is not None:
                 self._pad(final)
                 return final[0]
@@ -435,7 +497,19 @@ class Tokenizer:
         self._pad([result])
         return result
 
-    def _encode_chunk(self, items, is_pretokenized, add_special_tokens, plan, slot):
+    def encode_batch(self, input, is_pretokenized=False, add_special_tokens=True):
+        """Encode a list of texts or ``(text, pair)`` tuples; padding applies to the batch.
+
+        The batch is encoded by :func:`get_num_threads` threads (NOTE [ Batch threads ])."""
+        items = input if type(input) is list else list(input)
+        plan = None if is_pretokenized else self._compiled_plan()
+        threads = get_num_threads()
+        if plan is not None:
+            # Plain texts (the usual batch) go straight to the plan, unlooked at here.
+            results = self._encode_final(plan, items, add_special_tokens, threads)
+            if results is not None:
+                self._pad(results)
+                return results
         firsts, pairs = [], []
         for item in items:
             if isinstance(item, (tuple, list)) and not is_pretokenized or (
@@ -447,36 +521,14 @@ class Tokenizer:
             else:
                 firsts.append(item)
                 pairs.append(None)
-        if plan is not None and all(isinstance(text, str) for text in firsts):
-            if all(pair is None for pair in pairs):
-                final = self._encode_final(plan, firsts, add_special_tokens, slot)
-                if final is not None:
-                    return final
-            encodings = self._encode_compiled(plan, firsts, 0, slot)
-        else:
-            encodings = [self._encode_one(text, 0, is_pretokenized, plan, slot)
-                         for text in firsts]
-        if any(pair is not None for pair in pairs):
-            pairs = [None if pair is None else
-                     self._encode_one(pair, 1, is_pretokenized, plan, slot) for pair in pairs]
-        return [self._post_process(encoding, pair, add_special_tokens)
-                for encoding, pair in zip(encodings, pairs)]
-
-    def encode_batch(self, input, is_pretokenized=False, add_special_tokens=True):
-        """Encode a list of texts or ``(text, pair)`` tuples; padding applies to the batch.
-
-        The batch is encoded by :func:`get_num_threads` threads (NOTE [ Batch threads ])."""
-        items = list(input)
-        plan = None if is_pretokenized else self._compiled_plan()
-        threads = min(get_num_threads(), max(1, len(items) // _MIN_CHUNK))
-        if plan is None or threads == 1:
-            results = self._encode_chunk(items, is_pretokenized, add_special_tokens, plan, 0)
-        else:
-            size = -(-len(items) // threads)
-            futures = [_pool(threads).submit(self._encode_chunk, items[k * size:(k + 1) * size],
-                                             is_pretokenized, add_special_tokens, plan, k)
-                       for k in range(threads)]
-            results = [encoding for future in futures for encoding in future.result()]
+        encodings = self._encode_many(firsts, 0, is_pretokenized, plan, threads)
+        paired = [i for i, pair in enumerate(pairs) if pair is not None]
+        if paired:
+            for i, encoding in zip(paired, self._encode_many(
+                    [pairs[i] for i in paired], 1, is_pretokenized, plan, threads)):
+                pairs[i] = encoding
+        results = [self._post_process(encoding, pair, add_special_tokens)
+                   for encoding, pair in zip(encodings, pairs)]
         self._pad(results)
         return results
 

@@ -3,29 +3,99 @@
 
 import json
 import random
+import weakref
 
 from embertext.tokenizers import _kernels, _unicode
 
 __all__ = ["Model", "BPE", "WordPiece", "WordLevel", "Unigram"]
 
 
+# NOTE [ Stale tables ]
+# A model compiles tables from its vocabulary and settings: its kernel, the pipelines of
+# _kernels.pyx and the word cache. They are forgotten (and made again when needed) whenever
+# those change: a public attribute set, or the vocabulary (``vocab``; Unigram's ``pieces``) or
+# BPE's ``merges`` changed in place, which are a dict and lists that tell their model.
+
+
+def _tracking(base, methods):
+    """A subclass of ``base`` whose ``methods`` (those that change it) tell its model."""
+
+    def wrap(name):
+        method = getattr(base, name)
+
+        def changed(self, *args, **kwargs):
+            result = method(self, *args, **kwargs)
+            owner = self._owner()
+            if owner is not None:
+                owner._reset()
+            return result
+
+        changed.__name__ = name
+        return changed
+
+    namespace = {name: wrap(name) for name in methods}
+    namespace["__slots__"] = ("_owner",)
+    namespace["__reduce__"] = lambda self: (base, (base(self),))  # copied as a plain one
+    return type(f"Tracked{base.__name__.capitalize()}", (base,), namespace)
+
+
+_TrackedDict = _tracking(dict, ("__setitem__", "__delitem__", "__ior__", "clear", "pop",
+                                "popitem", "setdefault", "update"))
+_TrackedList = _tracking(list, ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append",
+                                "extend", "insert", "pop", "remove", "clear", "sort",
+                                "reverse"))
+
+
+def _tracked(owner, value):
+    container = (_TrackedDict if isinstance(value, dict) else _TrackedList)(value)
+    container._owner = weakref.ref(owner)
+    return container
+
+
 class Model:
     """The base of models: a vocabulary and :meth:`tokenize`, which turns one word into
     ``(id, token, start, end)`` tuples (character offsets in the word)."""
 
+    _TRACKED = ("vocab",)  # the containers that tell the model when they change
+
     def __init__(self, vocab):
+        self._reset()
         self.vocab = dict(vocab)
-        self._rebuild_reverse()
+
+    def __setattr__(self, name, value):
+        if name in self._TRACKED and value is not None:
+            value = _tracked(self, value)
+        object.__setattr__(self, name, value)
+        if not name.startswith("_"):
+            self._reset()  # NOTE [ Stale tables ]
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for name in ("_compiled", "_plans", "_cache", "_vocab_r"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        self._reset()
+        for name, value in state.items():
+            setattr(self, name, value)
 
     def _rebuild_reverse(self):
-        self.vocab_r = {index: token for token, index in self.vocab.items()}
         self._reset()
 
     def _reset(self):
-        """Forget what was compiled from the vocabulary (it changed)."""
+        """Forget what was compiled from the vocabulary and settings (NOTE [ Stale tables ])."""
         self._compiled = None
         self._plans = {}
         self._cache = {}
+        self._vocab_r = None
+
+    @property
+    def vocab_r(self):
+        """id -> token."""
+        if self._vocab_r is None:
+            self._vocab_r = {index: token for token, index in self.vocab.items()}
+        return self._vocab_r
 
     def _tokens_by_id(self):
         """id -> token, as a list (``None`` where no token has the id)."""
@@ -35,11 +105,12 @@ class Model:
         return tokens
 
     def _plan(self, signature, build):
-        """The compiled pipeline of ``signature`` (made by ``build()`` the first time)."""
-        plan = self._plans.get(signature)
-        if plan is None:
-            plan = self._plans[signature] = build()
-        return plan
+        """The compiled pipeline of ``signature`` (made by ``build()`` the first time); one
+        is kept for each kind (``signature[0]``)."""
+        kept = self._plans.get(signature[0])
+        if kept is None or kept[0] != signature:
+            kept = self._plans[signature[0]] = (signature, build())
+        return kept[1]
 
     def tokenize(self, word):
         raise TypeError(f"{type(self).__name__} does not tokenize")
@@ -102,6 +173,8 @@ class BPE(Model):
         ['ab', 'b', 'a']
     """
 
+    _TRACKED = ("vocab", "merges")
+
     def __init__(self, vocab=None, merges=None, unk_token=None, continuing_subword_prefix=None,
                  end_of_word_suffix=None, fuse_unk=False, byte_fallback=False,
                  ignore_merges=False, dropout=None):
@@ -130,10 +203,15 @@ class BPE(Model):
                 raise ValueError(f"merge ({a!r}, {b!r}): {merged!r} not in the vocab")
             ranks.setdefault((a, b), (rank, merged))
         self._ranks = ranks
-        self._reset()
+
+    def _reset(self):
+        super()._reset()
+        self._ranks = None  # made again from the merges when needed
 
     def _kernel(self):
         if self._compiled is None:
+            if self._ranks is None:
+                self._prepare_merges()
             vocab = self.vocab
             ordered = sorted(self._ranks.items(), key=lambda item: item[1][0])
             self._compiled = _kernels.BPEKernel(
@@ -419,21 +497,36 @@ class Unigram(Model):
     """
 
     _UNK_PENALTY = 10.0
+    _TRACKED = ("pieces",)
 
     def __init__(self, vocab=None, unk_id=None, byte_fallback=False):
+        self._reset()
         self.byte_fallback = byte_fallback
         self._set_pieces(vocab, unk_id)
 
     def _set_pieces(self, vocab, unk_id):
         """Replace the pieces (``(piece, score)`` by id) and the unknown token's id."""
         pieces = [(str(piece), float(score)) for piece, score in (vocab or [])]
-        super().__init__({piece: i for i, (piece, _) in reversed(list(enumerate(pieces)))})
-        self.pieces = pieces
         if unk_id is not None and not 0 <= unk_id < len(pieces):
             raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(pieces)})")
+        self.pieces = pieces
         self.unk_id = unk_id
-        scores = [score for _, score in pieces]
-        self._unk_score = (min(scores) if scores else 0.0) - self._UNK_PENALTY
+
+    def _reset(self):
+        super()._reset()
+        self._vocab = None
+
+    @property
+    def vocab(self):
+        """piece -> id (the first of a repeated piece), made from :attr:`pieces`."""
+        if self._vocab is None:
+            self._vocab = {piece: i for i, (piece, _) in reversed(list(enumerate(self.pieces)))}
+        return self._vocab
+
+    @property
+    def _unk_score(self):
+        scores = [score for _, score in self.pieces]
+        return (min(scores) if scores else 0.0) - self._UNK_PENALTY
 
     def _kernel(self):
         if self._compiled is None:

@@ -59,7 +59,13 @@ class BertNormalizer(Normalizer):
         self.handle_chinese_chars = handle_chinese_chars
         self.strip_accents = strip_accents
         self.lowercase = lowercase
-        self._charmap = None
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if not name.startswith("_"):
+            # The map of every character seen (and the compiled pipeline's copy, made from
+            # it) follows the settings (NOTE [ Stale tables ] in models.py).
+            self._charmap = None
 
     def normalize(self, piece):
         if self._charmap is None:
