@@ -2,22 +2,24 @@
 its checkpoints (``config.json`` + ``model.safetensors`` or ``pytorch_model.bin``) load with
 ``strict=True`` and give the same hidden states."""
 
-import json
 import math
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import ember
 from ember import nn
 from ember.nn import functional as F
+from embertext.models._config import HFConfig, num_labels_override
 
 __all__ = ["BertConfig", "BertModel", "BertForMaskedLM", "BertForSequenceClassification",
            "BertOutput"]
 
 
 @dataclass
-class BertConfig:
+class BertConfig(HFConfig):
     """The hyper-parameters of a BERT model (the keys of its ``config.json``)."""
+
+    model_type = "bert"
 
     vocab_size: int = 30522
     hidden_size: int = 768
@@ -37,12 +39,7 @@ class BertConfig:
 
     @classmethod
     def from_dict(cls, data):
-        names = {f.name for f in fields(cls)} - {"extra"}
-        known = {k: v for k, v in data.items() if k in names}
-        if "id2label" in data and "num_labels" not in data:
-            known["num_labels"] = len(data["id2label"])
-        config = cls(**known)
-        config.extra = {k: v for k, v in data.items() if k not in names}
+        config = cls._from_keys(data, **num_labels_override(data))
         position = data.get("position_embedding_type", "absolute")
         if position != "absolute":
             raise ValueError(f"position_embedding_type {position!r} is not supported "
@@ -51,16 +48,6 @@ class BertConfig:
             raise ValueError(f"hidden_size ({config.hidden_size}) is not a multiple of "
                              f"num_attention_heads ({config.num_attention_heads})")
         return config
-
-    @classmethod
-    def from_json_file(cls, path):
-        with open(path, encoding="utf-8") as f:
-            return cls.from_dict(json.load(f))
-
-    def to_dict(self):
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
-        return {**self.extra, **data,
-                "model_type": "roberta" if type(self).__name__ == "RobertaConfig" else "bert"}
 
 
 _ACTIVATIONS = {

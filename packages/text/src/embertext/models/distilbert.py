@@ -3,11 +3,12 @@
 import json
 import math
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import ember
 from ember import nn
 from ember.nn import functional as F
+from embertext.models._config import HFConfig, num_labels_override
 from embertext.models.bert import BertOutput, _activation, _attention_bias, _read_weights
 
 __all__ = ["DistilBertConfig", "DistilBertModel", "DistilBertForMaskedLM",
@@ -15,8 +16,10 @@ __all__ = ["DistilBertConfig", "DistilBertModel", "DistilBertForMaskedLM",
 
 
 @dataclass
-class DistilBertConfig:
+class DistilBertConfig(HFConfig):
     """The hyper-parameters of DistilBERT (distilbert-base-uncased's by default)."""
+
+    model_type = "distilbert"
 
     vocab_size: int = 30522
     max_position_embeddings: int = 512
@@ -34,12 +37,7 @@ class DistilBertConfig:
 
     @classmethod
     def from_dict(cls, data):
-        names = {f.name for f in fields(cls)} - {"extra"}
-        known = {k: v for k, v in data.items() if k in names}
-        if "id2label" in data and "num_labels" not in data:
-            known["num_labels"] = len(data["id2label"])
-        config = cls(**known)
-        config.extra = {k: v for k, v in data.items() if k not in names}
+        config = cls._from_keys(data, **num_labels_override(data))
         if config.dim % config.n_heads:
             raise ValueError(f"dim ({config.dim}) is not a multiple of n_heads ({config.n_heads})")
         return config

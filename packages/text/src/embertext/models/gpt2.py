@@ -1,14 +1,14 @@
 """GPT-2 (Radford et al., 2019) with the module names of Hugging Face `transformers`, a key /
 value cache, and generation by greedy search, top-k and top-p sampling."""
 
-import json
 import math
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import ember
 from ember import nn
 from ember.nn import functional as F
+from embertext.models._config import HFConfig
 from embertext.models._generation import causal_bias, decode
 from embertext.models.bert import BertOutput, _activation, _read_weights
 
@@ -16,8 +16,10 @@ __all__ = ["GPT2Config", "GPT2Model", "GPT2LMHeadModel"]
 
 
 @dataclass
-class GPT2Config:
+class GPT2Config(HFConfig):
     """The hyper-parameters of GPT-2 (the keys of its ``config.json``; gpt2's by default)."""
+
+    model_type = "gpt2"
 
     vocab_size: int = 50257
     n_positions: int = 1024
@@ -37,9 +39,7 @@ class GPT2Config:
 
     @classmethod
     def from_dict(cls, data):
-        names = {f.name for f in fields(cls)} - {"extra"}
-        config = cls(**{k: v for k, v in data.items() if k in names})
-        config.extra = {k: v for k, v in data.items() if k not in names}
+        config = cls._from_keys(data)
         for unsupported in ("scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"):
             if data.get(unsupported):
                 raise ValueError(f"{unsupported}=True is not supported")
@@ -47,11 +47,6 @@ class GPT2Config:
             raise ValueError(f"n_embd ({config.n_embd}) is not a multiple of n_head "
                              f"({config.n_head})")
         return config
-
-    @classmethod
-    def from_json_file(cls, path):
-        with open(path, encoding="utf-8") as f:
-            return cls.from_dict(json.load(f))
 
 
 class Conv1D(nn.Module):

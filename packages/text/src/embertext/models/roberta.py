@@ -23,6 +23,8 @@ __all__ = ["RobertaConfig", "RobertaModel", "RobertaForMaskedLM",
 class RobertaConfig(BertConfig):
     """The hyper-parameters of RoBERTa (roberta-base's by default)."""
 
+    model_type = "roberta"
+
     vocab_size: int = 50265
     max_position_embeddings: int = 514
     type_vocab_size: int = 1

@@ -3,13 +3,13 @@
 ``model.safetensors`` or ``pytorch_model.bin``) of T5, T5 v1.1 and Flan-T5 load with
 ``strict=True`` and give the same hidden states, logits and generations."""
 
-import json
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import ember
 from ember import nn
 from ember.nn import functional as F
+from embertext.models._config import HFConfig
 from embertext.models._generation import causal_bias, decode
 from embertext.models.bert import BertOutput, _activation, _attention_bias, _read_weights
 from embertext.models.t5.model import parse_feed_forward_proj
@@ -25,13 +25,15 @@ __all__ = ["T5Config", "T5Model", "T5EncoderModel", "T5ForConditionalGeneration"
 
 
 @dataclass
-class T5Config:
+class T5Config(HFConfig):
     """The hyper-parameters of a T5 model (the keys of its ``config.json``; t5-small's by
     default). ``num_decoder_layers`` defaults to ``num_layers``; ``feed_forward_proj`` is
     ``"relu"`` (T5) or ``"gated-gelu"`` (T5 v1.1, Flan-T5). With ``tie_word_embeddings``
     the language-model head is the shared embedding matrix and the decoder output is scaled
     by ``d_model ** -0.5`` before it (``scale_decoder_outputs``, which `transformers` 5
     writes to ``config.json``, says so on its own)."""
+
+    model_type = "t5"
 
     vocab_size: int = 32128
     d_model: int = 512
@@ -75,21 +77,6 @@ class T5Config:
     def num_hidden_layers(self):
         return self.num_layers
 
-    @classmethod
-    def from_dict(cls, data):
-        names = {f.name for f in fields(cls)} - {"extra"}
-        config = cls(**{k: v for k, v in data.items() if k in names})
-        config.extra = {k: v for k, v in data.items() if k not in names}
-        return config
-
-    @classmethod
-    def from_json_file(cls, path):
-        with open(path, encoding="utf-8") as f:
-            return cls.from_dict(json.load(f))
-
-    def to_dict(self):
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
-        return {**self.extra, **data, "model_type": "t5"}
 
 
 class T5DenseActDense(nn.Module):
