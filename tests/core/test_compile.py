@@ -648,3 +648,97 @@ def test_user_errors_surface_as_in_eager():
         (_rand(3) + _rand(4)).exp()
     assert str(got.value) == str(want.value)
     assert cf.entries == []
+
+
+# --- Module.compile: in place -----------------------------------------------------------------
+class _Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return (self.fc(x).tanh() * x).sigmoid()
+
+
+def test_module_compile_in_place_keeps_type_keys_and_results():
+    model = _Block()
+    eager = _Block()
+    eager.load_state_dict(model.state_dict())
+    assert model.compile() is None
+    assert type(model) is _Block and list(model.state_dict()) == ["fc.weight", "fc.bias"]
+    _check_same(eager, model, _rand(3, 4))
+    cf = model._compiled_call_impl
+    assert cf.compile_count == 1 and cf.entries[0].kernels, "the chain was not fused"
+    model(_rand(3, 4))
+    assert cf.compile_count == 1  # the same guards: no recompile
+    # gradients reach the module's own parameters
+    model.zero_grad()
+    model(_rand(3, 4)).sum().backward()
+    assert model.fc.weight.grad is not None and model.fc.weight.grad.abs().sum().item() > 0
+
+
+def test_module_compile_runs_hooks_added_before_and_after():
+    model = _Block()
+    seen = []
+    model.register_forward_pre_hook(lambda m, args: seen.append("pre"))
+    model.compile()
+    x = _rand(2, 4, grad=False)
+    out = model(x)
+    model.register_forward_hook(lambda m, args, o: seen.append("post") or o * 2)
+    out2 = model(x)
+    assert seen == ["pre", "pre", "post"]
+    np.testing.assert_allclose(out2.detach().numpy(), 2 * out.detach().numpy(), rtol=1e-6)
+    cf = model._compiled_call_impl
+    assert cf.compile_count == 1 and cf.reasons == []  # the hooks ran around the graph
+
+
+def test_module_compile_arguments_and_fallback():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Tanh())
+    model.compile(dynamic=True, fullgraph=True, backend="eager")
+    cf = model._compiled_call_impl
+    assert cf.dynamic is True and cf.fullgraph is True
+    x = _rand(5, 3, grad=False)
+    np.testing.assert_allclose(model(x).detach().numpy(), model.forward(x).detach().numpy())
+    with pytest.raises(RuntimeError, match="Unrecognized mode=fast"):
+        model.compile(mode="fast")
+    with pytest.raises(TypeError, match="by keyword"):
+        model.compile(True)
+
+    class Branchy(nn.Module):
+        def forward(self, x):
+            return x.exp() if x.sum() > 0 else x.tanh()
+
+    b = Branchy()
+    b.compile()
+    x = _rand(4, grad=False)
+    np.testing.assert_allclose(b(x).detach().numpy(), Branchy()(x).detach().numpy())
+    assert b._compiled_call_impl.reasons  # data-dependent control flow: eager, with the reason
+    d = Branchy()
+    d.compile(disable=True)
+    np.testing.assert_allclose(d(x).detach().numpy(), Branchy()(x).detach().numpy())
+
+
+def test_module_compile_is_dropped_by_copy_and_pickle():
+    import copy
+    import pickle
+
+    model = _Block()
+    model.compile()
+    x = _rand(2, 4, grad=False)
+    want = model(x).detach().numpy()
+    for other in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        assert other._compiled_call_impl is None and "_compiled_call_impl" not in vars(other)
+        np.testing.assert_allclose(other(x).detach().numpy(), want, rtol=1e-6)
+    lstm = nn.LSTM(3, 4)  # a __getstate__ of its own
+    lstm.compile()
+    assert pickle.loads(pickle.dumps(lstm))._compiled_call_impl is None
+
+
+def test_a_compiled_submodule_is_traced_through():
+    inner = _Block()
+    inner.compile()
+    outer = nn.Sequential(inner, nn.ReLU())
+    gm = ember.fx.symbolic_trace(outer)
+    x = _rand(2, 4, grad=False)
+    np.testing.assert_allclose(gm(x).detach().numpy(), outer(x).detach().numpy(), rtol=1e-6)
+    assert inner._compiled_call_impl.compile_count <= 1

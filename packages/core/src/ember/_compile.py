@@ -93,9 +93,36 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: 
 
     settings = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, options=options,
                     recompile_limit=recompile_limit, name=name)
+    if isinstance(model, _ModuleCall):
+        # Module.compile(): the module's forward, called by its __call__ with the module's
+        # hooks around it (so they are not traced), and eagerly its forward itself
+        module = model.module
+        return CompiledFunction(module.forward, module=module, eager=module.forward,
+                                hooks_outside=True, **settings)
     if isinstance(model, Module):
         from ember._dynamo import eval_frame
 
         return eval_frame.OptimizedModule(model, CompiledFunction(model.forward, module=model,
                                                                   **settings))
     return CompiledFunction(model, **settings)
+
+
+class _ModuleCall:
+    """What ``Module.compile`` passes to :func:`compile`: the module's forward, run by its
+    ``__call__`` (the compiled function replaces it there)."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __call__(self, *args, **kwargs):
+        return self.module.forward(*args, **kwargs)
+
+
+def compile_module_call(module, *args, **kwargs):
+    """``module.compile(*args, **kwargs)``: what ``module._compiled_call_impl`` becomes
+    (``compile``'s arguments after ``model``; with ``disable=True``, a call of the module's
+    forward)."""
+    if args:
+        raise TypeError(f"Module.compile() takes ember.compile's arguments by keyword, got "
+                        f"{len(args)} positional")
+    return compile(_ModuleCall(module), **kwargs)

@@ -111,11 +111,14 @@ class CompiledFunction:
     """
 
     def __init__(self, fn, *, module=None, fullgraph=False, dynamic=None, backend="inductor",
-                 options=None, recompile_limit=None, name=None):
+                 options=None, recompile_limit=None, name=None, eager=None,
+                 hooks_outside=False):
         self._fn = fn
         self._module = module
-        # what runs eagerly: for a module its __call__ (its hooks run, as without compile)
-        self._eager = module if module is not None else fn
+        self._hooks_outside = hooks_outside  # the module's own hooks run around the call
+        # what runs eagerly: for a module its __call__ (its hooks run, as without compile),
+        # or ``eager`` (Module.compile: the module's forward, its __call__ runs the hooks)
+        self._eager = eager if eager is not None else module if module is not None else fn
         self.fullgraph, self.dynamic, self.backend = fullgraph, dynamic, backend
         self.options = dict(options or {})
         self.recompile_limit = recompile_limit
@@ -265,6 +268,8 @@ class CompiledFunction:
             for qualname, m in self._module.named_modules():
                 hooked = any(getattr(m, h, None) for h in
                              ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks"))
+                if m is self._module and self._hooks_outside:
+                    continue
                 if hooked and (m is self._module or not tracer.is_leaf_module(m, qualname)):
                     raise Unsupported(f"hooks on {qualname or 'the module'} "
                                       f"({type(m).__name__}) are not captured")

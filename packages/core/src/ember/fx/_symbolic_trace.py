@@ -542,12 +542,11 @@ class Tracer(TracerBase):
                 collect_tensor_attrs(child, prefix + [k])
 
         collect_tensor_attrs(self.root, [])
-        fn_globals = getattr(inspect.unwrap(fn), "__globals__", {})
         root_fn, root_args = self.create_args_for_root(fn, isinstance(root, Module),
                                                        concrete_args)
         parameter_proxy_cache: dict = {}
         orig_getattr = Module.__getattr__
-        orig_call = Module.__call__
+        orig_call = Module._call_impl  # not __call__: a compiled submodule is traced through
         tracer = self
 
         def module_getattr_wrapper(mod, attr):

@@ -593,6 +593,10 @@ class Module:
                 or _global_forward_hooks or _global_backward_hooks
                 or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
+        return self._call_with_hooks(self.forward, args, kwargs)
+
+    def _call_with_hooks(self, forward, args, kwargs):
+        """A call with the hooks around ``forward`` (the module's, or its compiled one)."""
         for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
                                              self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -616,7 +620,7 @@ class Module:
             args = bw_state.setup_input_hook(args)
         called = set()
         try:
-            result = self.forward(*args, **kwargs)
+            result = forward(*args, **kwargs)
             for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
                                                  self._forward_hooks.items()):
                 called.add(hook_id)
@@ -648,7 +652,40 @@ class Module:
             result = bw_state.setup_output_hook(result)
         return result
 
-    __call__ = _call_impl
+    # NOTE [ Module.compile ]
+    # ``module.compile()`` compiles in place: _compiled_call_impl (None, a class attribute,
+    # until then) is the compiled forward, and calls run it in place of forward, with the
+    # module's hooks around it as for an eager call (PyTorch compiles _call_impl, hooks
+    # included: the same calls happen). The hook test is repeated here rather than made in
+    # a second call, so that a module call costs one frame, as before compile() existed.
+    _compiled_call_impl = None
+
+    def __call__(self, *args, **kwargs):
+        forward = self._compiled_call_impl
+        if forward is None:
+            forward = self.forward
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
+            return forward(*args, **kwargs)
+        return self._call_with_hooks(forward, args, kwargs)
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's calls in place with :func:`ember.compile` (its arguments
+        after ``model``: ``fullgraph``, ``dynamic``, ``backend``, ``mode``, ``options`` ...).
+
+        Unlike ``ember.compile(module)``, the module itself is changed: its type, attribute
+        names and ``state_dict`` keys stay as they are. A copy or a pickle of the module is
+        not compiled (PyTorch drops the compiled call the same way)."""
+        from ember._compile import compile_module_call
+
+        self._compiled_call_impl = compile_module_call(self, *args, **kwargs)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_compiled_call_impl", None)
+        return state
 
     # -- hooks ----------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend: bool = False,

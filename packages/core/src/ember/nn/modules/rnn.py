@@ -237,7 +237,7 @@ class RNNBase(Module):
 
     def __getstate__(self):
         self._update_flat_weights()
-        state = self.__dict__.copy()
+        state = super().__getstate__()
         state.pop("_flat_weight_refs", None)
         return state
 
