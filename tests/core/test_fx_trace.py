@@ -1,5 +1,6 @@
 """ember.fx symbolic tracing: traced modules equal eager, the printed code, errors."""
 
+import functools
 import math
 import operator
 
@@ -199,6 +200,50 @@ def test_imported_and_aliased_ops_are_traced():
     # the namespaces are restored after tracing
     assert ember.relu.__module__ != "ember.fx._symbolic_trace"
     assert imported_relu is ember.relu and not hasattr(ember.relu, "_fx_original")
+
+
+def _closure_over(op):
+    def f(x):
+        return op(x) + 1
+
+    return f
+
+
+class _OpAttributes(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = ember.tanh
+        self.leaky = functools.partial(F.leaky_relu, negative_slope=0.3)
+
+    def forward(self, x):
+        return self.leaky(self.act(x))
+
+
+def test_ops_held_in_closures_partials_and_attributes_are_traced():
+    # torch.fx records these through __torch_function__; ember's tracer patches the
+    # closure cells, partials and module attributes that hold ops for the trace
+    x = ember.randn(6)
+    f = _closure_over(ember.sigmoid)
+    gm = symbolic_trace(f)
+    assert "ember.sigmoid(x)" in gm.code
+    close(gm(x), f(x))
+    add2 = functools.partial(ember.add, alpha=2)
+    gm = symbolic_trace(lambda x: add2(x, x))
+    assert [n.kwargs for n in gm.graph.nodes if n.op == "call_function"] == [{"alpha": 2}]
+    close(gm(x), 3 * x)
+    m = _OpAttributes()
+    gm = symbolic_trace(m)
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert targets == [ember.tanh, F.leaky_relu]
+    close(gm(x), m(x))
+    # everything is put back
+    assert m.act is ember.tanh and m.leaky.func is F.leaky_relu
+    assert f.__closure__[0].cell_contents is ember.sigmoid and add2.func is ember.add
+    # a submodule's attributes too
+    outer = nn.Sequential(nn.Linear(6, 6), _OpAttributes())
+    gm = symbolic_trace(outer)
+    assert "ember.tanh" in gm.code and "leaky_relu" in gm.code
+    close(gm(x), outer(x))
 
 
 def test_every_registered_op_namespace_entry_is_restored():

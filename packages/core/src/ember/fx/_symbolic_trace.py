@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 import inspect
 import math
 import operator
@@ -186,6 +187,15 @@ class _Patcher:
         else:
             self._undo.append((delattr, (obj, name)))
         setattr(obj, name, new)
+
+    def patch_cell(self, cell, new) -> None:
+        """Set a closure cell's contents (a function's free variable)."""
+        key = (id(cell), None)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self._undo.append((setattr, (cell, "cell_contents", cell.cell_contents)))
+        cell.cell_contents = new
 
     def __enter__(self):
         return self
@@ -561,15 +571,16 @@ class Tracer(TracerBase):
                     def forward(*args, **kwargs):
                         return orig_call(mod, *args, **kwargs)
 
-                    fwd = getattr(getattr(mod, "forward", mod), "__globals__", None)
-                    if fwd is not None:
-                        self._patch_globals(patcher, fwd, ops)
+                    self._patch_function(patcher, getattr(mod, "forward", mod), ops)
+                    self._patch_module_attrs(patcher, mod, ops)
                     return tracer.call_module(mod, forward, args, kwargs)
 
                 patcher.patch_attr(Module, "__getattr__", module_getattr_wrapper)
                 patcher.patch_attr(Module, "__call__", module_call_wrapper)
                 self._patch_namespaces(patcher, ops)
-                self._patch_globals(patcher, fn_globals, ops)
+                self._patch_function(patcher, fn, ops)
+                if isinstance(root, Module):
+                    self._patch_module_attrs(patcher, root, ops)
                 for mod in self._autowrap_search:
                     self._patch_autowrap(patcher, vars(mod))
                 out = root_fn(*root_args)
@@ -604,16 +615,56 @@ class Tracer(TracerBase):
                 orig = getattr(orig, "_fx_original", orig)
                 patcher.patch(glb, name, _wrapped_function(orig))
 
+    def _tracing_value(self, value, ops: dict):
+        """What a reference to ``value`` is patched to while tracing: the tracing wrapper
+        of an ember op or an autowrapped function, a ``functools.partial`` of one with the
+        wrapper inside; None for anything else."""
+        if id(value) in ops and ops[id(value)] is value:
+            return _op_wrapper(value)
+        if id(value) in self._autowrap_function_ids:
+            return _wrapped_function(value)
+        if type(value) is functools.partial:
+            inner = self._tracing_value(value.func, ops)
+            if inner is not None:
+                return functools.partial(inner, *value.args, **value.keywords)
+        return None
+
     def _patch_globals(self, patcher: _Patcher, glb: dict, ops: dict) -> None:
         """Patch the names of one module's globals that are bound to ember ops
-        (``from ember import relu``) or autowrapped functions (``from math import sqrt``)."""
+        (``from ember import relu``), autowrapped functions (``from math import sqrt``) or
+        partials of them."""
         for name, value in list(glb.items()):
             if name.startswith("__"):
                 continue
-            if id(value) in ops and ops[id(value)] is value:
-                patcher.patch(glb, name, _op_wrapper(value))
-            elif id(value) in self._autowrap_function_ids:
-                patcher.patch(glb, name, _wrapped_function(value))
+            new = self._tracing_value(value, ops)
+            if new is not None:
+                patcher.patch(glb, name, new)
+
+    def _patch_function(self, patcher: _Patcher, fn, ops: dict) -> None:
+        """Patch what a traced function reaches ops through: its module's globals and its
+        closure's cells (``act = ember.tanh; def f(x): return act(x)``)."""
+        fn = inspect.unwrap(fn)
+        if isinstance(fn, types.MethodType):
+            fn = fn.__func__
+        glb = getattr(fn, "__globals__", None)
+        if glb is not None:
+            self._patch_globals(patcher, glb, ops)
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            new = self._tracing_value(value, ops)
+            if new is not None:
+                patcher.patch_cell(cell, new)
+
+    def _patch_module_attrs(self, patcher: _Patcher, mod, ops: dict) -> None:
+        """Patch a module's plain attributes that hold ops or partials of them
+        (``self.act = ember.tanh``)."""
+        for name, value in list(vars(mod).items()):
+            new = self._tracing_value(value, ops)
+            if new is not None:
+                patcher.patch_attr(mod, name, new)
 
     def _patch_autowrap(self, patcher: _Patcher, d: dict) -> None:
         for name, value in list(d.items()):
