@@ -742,3 +742,97 @@ def test_a_compiled_submodule_is_traced_through():
     x = _rand(2, 4, grad=False)
     np.testing.assert_allclose(gm(x).detach().numpy(), outer(x).detach().numpy(), rtol=1e-6)
     assert inner._compiled_call_impl.compile_count <= 1
+
+
+# --- tracing with values: sizes as Python ints in static graphs -------------------------------
+class _TinyGPT(nn.Module):
+    """minGPT's shape handling: sizes unpacked, asserted, used in view/arange; q, k, v split."""
+
+    def __init__(self, vocab=11, width=16, heads=2, block=8):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, width)
+        self.wpe = nn.Embedding(block, width)
+        self.attn = nn.Linear(width, 3 * width)
+        self.ln = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+        self.heads, self.block = heads, block
+
+    def forward(self, idx, targets=None):
+        b, t = idx.size()
+        assert t <= self.block, f"Cannot forward sequence of length {t}"
+        x = self.wte(idx) + self.wpe(ember.arange(0, t, dtype=ember.long))
+        B, T, C = x.size()
+        q, k, v = self.attn(x).split(C, dim=2)
+        q, k, v = (z.view(B, T, self.heads, C // self.heads).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + y.transpose(1, 2).contiguous().view(B, T, C)
+        if x.dim() != 3 or x.shape[-1] != C or len(x) != b:
+            raise AssertionError("shapes")
+        logits = self.head(self.ln(x).tanh())
+        if targets is None:
+            return logits
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
+def test_sizes_used_as_python_ints_are_specialised():
+    ember.manual_seed(0)
+    model = _TinyGPT()
+    opt = ember.compile(model)
+    idx = ember.randint(0, 11, (3, 8))
+    for _ in range(2):
+        loss_c = opt(idx, idx)
+        loss_c.backward()
+        grads_c = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        loss_e = model(idx, idx)
+        loss_e.backward()
+        grads_e = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        np.testing.assert_allclose(loss_c.item(), loss_e.item(), rtol=1e-6)
+        for gc, ge in zip(grads_c, grads_e):
+            np.testing.assert_allclose(gc.numpy(), ge.numpy(), rtol=1e-5, atol=1e-6)
+    cf = opt._ember_compiled
+    assert cf.reasons == [] and cf.compile_count == 1 and cf.entries[0].kernels
+    assert "view(3, 8, 2, 8)" in cf.entries[0].graph_module.code  # the sizes are constants
+    # another length: dynamic=None tries a size-generic graph, then specialises again
+    idx5 = ember.randint(0, 11, (3, 5))
+    np.testing.assert_allclose(opt(idx5).detach().numpy(), model(idx5).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    assert cf.compile_count == 2 and all(not e.dynamic for e in cf.entries)
+    # a size-generic graph cannot take sizes as constants: eager, with the reason
+    dyn = ember.compile(_TinyGPT(), dynamic=True)
+    dyn(idx)
+    assert dyn._ember_compiled.compile_count == 0 and "TraceError" in dyn._ember_compiled.reasons[0]
+
+
+def test_tracing_runs_the_first_call_once():
+    model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4), nn.Tanh())
+    eager = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4), nn.Tanh())
+    eager.load_state_dict(model.state_dict())
+    opt = ember.compile(model)
+    x = _rand(6, 4, grad=False)
+    np.testing.assert_allclose(opt(x).detach().numpy(), eager(x).detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+    # the running statistics moved once, as after one eager call
+    np.testing.assert_allclose(model[1].running_mean.numpy(), eager[1].running_mean.numpy(),
+                               rtol=1e-6)
+    assert int(model[1].num_batches_tracked) == 1
+
+    def counts_calls(x, log):
+        log.append(1)
+        return (x * 2).tanh()
+
+    log = []
+    f = ember.compile(counts_calls)
+    f(_rand(3, grad=False), log)
+    assert log == [1]
+
+
+def test_control_flow_on_values_still_runs_eagerly():
+    def f(x):
+        return x.exp() if x.sum() > 0 else x.tanh()
+
+    cf = ember.compile(f)
+    x = _rand(4, grad=False)
+    np.testing.assert_allclose(cf(x).numpy(), f(x).numpy())
+    assert cf.compile_count == 0 and "control flow" in cf.reasons[0]

@@ -36,14 +36,16 @@ def lookup_backend(backend):
     raise InvalidBackend(backend)
 
 
-def run_backend(backend, gm, inputs, *, dynamic, options, reasons):
+def run_backend(backend, gm, inputs, *, dynamic, options, reasons, result=None):
     """Compile ``gm`` for ``inputs`` and run it once on them: returns (the result, the
-    callable later calls run, the fused kernels)."""
+    callable later calls run, the fused kernels). ``result`` is the call's result where
+    tracing already ran it (its nodes carry ShapeProp's metadata): nothing runs again."""
     if callable(backend):
         compiled = backend(gm, list(inputs))
-        return compiled(*inputs), compiled, []
+        return (compiled(*inputs) if result is None else result), compiled, []
     if backend in ("eager", "aot_eager"):
-        return gm(*inputs), gm, []
+        return (gm(*inputs) if result is None else result), gm, []
     from ember._inductor import compile_fx
 
-    return compile_fx(gm, inputs, dynamic=dynamic, options=options, reasons=reasons)
+    return compile_fx(gm, inputs, dynamic=dynamic, options=options, reasons=reasons,
+                      result=result)

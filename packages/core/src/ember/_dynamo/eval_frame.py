@@ -207,15 +207,36 @@ class CompiledFunction:
                 self.reasons.append(msg)
                 warnings.warn(msg, UserWarning, stacklevel=3)
             return self._eager(*args, **kwargs)
+        from ember._dynamo.value_tracer import ProgramError
+
+        start = time.perf_counter()
+        traced = error = None
+        try:
+            traced = self._trace(values, names, dynamic)
+        except Exception as exc:  # noqa: BLE001 - any failure to trace is a graph break
+            error = exc
+        if isinstance(error, ProgramError):
+            raise error.__cause__ from None  # the program's own error, as eager raises it
+        if error is not None and dynamic and self.dynamic is None:
+            # a size-generic trace failed (B, T = x.size() used as Python ints): specialise
+            # on this shape instead, as for the first call
+            dynamic = False
+            try:
+                traced, error = self._trace(values, names, dynamic), None
+            except ProgramError as exc:
+                raise exc.__cause__ from None
+            except Exception as exc:  # noqa: BLE001
+                error = exc
         entry = CompiledEntry(key, dynamic)
         entry.dynamic_key = self._key(values, True)
         entry.guards = _describe_guards(self, values, names, dynamic)
         (self._dynamic if dynamic else self._static)[entry.dynamic_key if dynamic else key] \
             = entry
         self.entries.append(entry)
-        start = time.perf_counter()
         try:
-            gm = self._trace(values, names)
+            if error is not None:
+                raise error
+            gm, example_result = traced
         except Exception as exc:  # noqa: BLE001 - any failure to trace is a graph break
             reason = f"{type(exc).__name__}: {exc}"
             entry.reason = reason
@@ -234,7 +255,7 @@ class CompiledFunction:
         try:
             result, compiled, kernels = backends.run_backend(
                 self.backend, gm, inputs, dynamic=dynamic, options=self.options,
-                reasons=self.reasons)
+                reasons=self.reasons, result=example_result)
         except BaseException:
             # the call failed (the program's own error): nothing is compiled for its key
             self.entries.remove(entry)
@@ -254,7 +275,9 @@ class CompiledFunction:
             _debug(f"  {k.name}: {' '.join(k.ops)} -> {k.path}")
         return result
 
-    def _trace(self, values, names):
+    def _trace(self, values, names, dynamic):
+        """(the GraphModule of the call, the call's result where tracing ran it, else
+        None): a static graph is traced with the values (NOTE [ Tracing with values ])."""
         from ember.fx import GraphModule, Tracer
 
         if self._varargs:
@@ -262,7 +285,9 @@ class CompiledFunction:
         if names is None:
             names = tuple(self._signature.parameters)
         concrete = {n: v for n, v in zip(names, values) if not _traced(v)}
-        tracer = Tracer()
+        from ember._dynamo.value_tracer import ValueTracer
+
+        tracer = Tracer() if dynamic else ValueTracer(values)
         if self._module is not None:
             # the tracer calls forward itself, so hooks of traced-through modules would not run
             for qualname, m in self._module.named_modules():
@@ -281,7 +306,9 @@ class CompiledFunction:
         if len(placeholders) != len(names):
             raise Unsupported(f"the graph has {len(placeholders)} inputs for {len(names)} "
                               "arguments (*args and **kwargs are not captured)")
-        return gm
+        if dynamic:
+            return gm, None
+        return gm, tracer.output_value(graph)
 
 
 def _drop_specialisation_asserts(graph) -> None:

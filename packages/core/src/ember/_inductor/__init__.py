@@ -34,22 +34,24 @@ def check_options(options) -> None:
                                f"{sorted(OPTIONS) + sorted(IGNORED_TORCH_OPTIONS)}")
 
 
-def compile_fx(gm, inputs, *, dynamic=False, options=None, reasons=None):
+def compile_fx(gm, inputs, *, dynamic=False, options=None, reasons=None, result=None):
     """Run ``gm`` once on ``inputs`` recording shapes (ShapeProp), fuse its elementwise ops
     and compile them. Returns (the result of that run, the compiled GraphModule, the
-    kernels)."""
+    kernels). With ``result`` (the call already ran while tracing, recording the same
+    metadata) the graph does not run again."""
     from ember._inductor.fusion import fuse_graph
     from ember.fx import GraphModule
     from ember.fx.passes.shape_prop import ShapeProp
 
     opts = dict(OPTIONS)
     opts.update({k: v for k, v in (options or {}).items() if k in OPTIONS})
-    try:
-        result = ShapeProp(gm).propagate(*inputs)
-    except RuntimeError as exc:
-        if str(exc).startswith("ShapeProp error") and exc.__cause__ is not None:
-            raise exc.__cause__ from None  # the program's own error, as eager raises it
-        raise
+    if result is None:
+        try:
+            result = ShapeProp(gm).propagate(*inputs)
+        except RuntimeError as exc:
+            if str(exc).startswith("ShapeProp error") and exc.__cause__ is not None:
+                raise exc.__cause__ from None  # the program's own error, as eager raises it
+            raise
     if not opts["fuse"]:
         return result, gm, []
     graph, kernels = fuse_graph(gm, dynamic=dynamic, openmp=bool(opts["openmp"]),

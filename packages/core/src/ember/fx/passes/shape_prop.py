@@ -62,6 +62,26 @@ def _extract_tensor_metadata(result) -> TensorMetadata:
                           tuple(result.stride()), _memory_format(result), False, {})
 
 
+def record_meta(n: Node, result) -> None:
+    """Record on node ``n`` what ShapeProp records of its result ``result``:
+    ``meta['tensor_meta']`` (where it holds tensors) and ``meta['type']``."""
+    import ember
+
+    found = False
+
+    def extract(obj):
+        nonlocal found
+        if isinstance(obj, ember.Tensor):
+            found = True
+            return _extract_tensor_metadata(obj)
+        return obj
+
+    meta = map_aggregate(result, extract)
+    if found:
+        n.meta["tensor_meta"] = meta
+    n.meta["type"] = type(result)
+
+
 class ShapeProp(Interpreter):
     """Runs a GraphModule on example inputs and records each node's tensor metadata.
 
@@ -88,26 +108,12 @@ class ShapeProp(Interpreter):
 
     def run_node(self, n: Node):
         """Run ``n`` and record ``meta['tensor_meta']`` and ``meta['type']`` of its result."""
-        import ember
-
         try:
             result = super().run_node(n)
         except Exception as e:
             raise RuntimeError(f"ShapeProp error for: node={n.format_node()} with "
                                f"meta={n.meta}") from e
-        found = False
-
-        def extract(obj):
-            nonlocal found
-            if isinstance(obj, ember.Tensor):
-                found = True
-                return _extract_tensor_metadata(obj)
-            return obj
-
-        meta = map_aggregate(result, extract)
-        if found:
-            n.meta["tensor_meta"] = meta
-        n.meta["type"] = type(result)
+        record_meta(n, result)
         return result
 
     def propagate(self, *args):
