@@ -836,3 +836,45 @@ def test_control_flow_on_values_still_runs_eagerly():
     x = _rand(4, grad=False)
     np.testing.assert_allclose(cf(x).numpy(), f(x).numpy())
     assert cf.compile_count == 0 and "control flow" in cf.reasons[0]
+
+
+class _Top(nn.Module):
+    """A forward that cannot be captured (control flow on a value) around capturable
+    blocks, one of them in a ModuleList."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = _Block()
+        self.rest = nn.ModuleList([_Block(), _Block()])
+
+    def forward(self, x):
+        if x.sum() > 0:
+            x = self.first(x)
+        for blk in self.rest:
+            x = blk(x)
+        return x
+
+
+def test_a_forward_that_breaks_compiles_its_submodules():
+    model = _Top()
+    opt = ember.compile(model)
+    x = _rand(3, 4, low=0.1, high=1.0)
+    _check_same(model, opt, x)
+    opt(x.detach())
+    cf = opt._ember_compiled
+    assert cf.compile_count == 0 and "control flow" in cf.reasons[0]
+    units = cf._units()
+    assert [u.__name__ for _, u in units] == ["_Top.first", "_Top.rest.0", "_Top.rest.1"]
+    # first sees x with and without requires_grad; the others always get first's output
+    assert [u.compile_count for _, u in units] == [2, 1, 1]
+    assert all(e.kernels for _, u in units for e in u.entries)
+    # installed for the compiled call only: the model called directly is eager
+    assert not any("_compiled_call_impl" in vars(m) for m in model.modules())
+    model(x.detach())
+    assert [len(u.entries) for _, u in units] == [2, 1, 1]
+    # a submodule compiled by the user keeps its own compiled call
+    other = _Top()
+    other.rest[0].compile()
+    mine = other.rest[0]._compiled_call_impl
+    ember.compile(other)(x.detach())
+    assert other.rest[0]._compiled_call_impl is mine and mine.compile_count == 1

@@ -134,6 +134,7 @@ class CompiledFunction:
         self._varargs = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
         self._nparams = len(params)
         self._submodules = tuple(module.modules()) if module is not None else ()
+        self._module_units = None  # the submodules compiled on their own (see _units)
         functools.update_wrapper(self, fn)
         if name is not None:
             self.__name__ = name
@@ -187,8 +188,61 @@ class CompiledFunction:
         if entry is None:
             return self._compile_and_run(values, names, key, args, kwargs)
         if entry.run is None:
-            return self._eager(*args, **kwargs)
+            return self._run_eager(entry, args, kwargs)
         return entry.run(*values)
+
+    # NOTE [ Graph breaks at submodules ]
+    # ember captures a whole forward with fx or nothing (there is no bytecode rewriting to
+    # split a function at the line that cannot be traced). Where a module's forward cannot
+    # be captured, its call runs eagerly, but each submodule the tracer would trace through
+    # (not ember.nn's own layers; inside ModuleList / ModuleDict too) is compiled on its
+    # own, recursively: ``if x.sum() > 0: x = self.block(x)`` at the top still runs
+    # ``block`` compiled. The submodules' compiled calls are installed (as
+    # Module.compile does) only for the length of this eager call, so the modules called
+    # outside it stay as they are.
+    def _units(self):
+        if self._module_units is None:
+            from ember.fx import Tracer
+            from ember.nn import ModuleDict, ModuleList
+
+            tracer, units = Tracer(), []
+
+            def walk(mod, prefix):
+                for name, child in mod.named_children():
+                    qualname = prefix + name
+                    if isinstance(child, (ModuleList, ModuleDict)):
+                        walk(child, qualname + ".")
+                    elif not tracer.is_leaf_module(child, qualname) \
+                            and "_compiled_call_impl" not in vars(child):
+                        units.append((child, CompiledFunction(
+                            child.forward, module=child, eager=child.forward,
+                            hooks_outside=True, dynamic=self.dynamic, backend=self.backend,
+                            options=self.options, recompile_limit=self.recompile_limit,
+                            name=f"{type(self._module).__name__}.{qualname}")))
+
+            walk(self._module, "")
+            self._module_units = units
+            if units:
+                _debug(f"{getattr(self, '__qualname__', '?')}: its submodules compile on "
+                       f"their own: {', '.join(cf.__name__ for _, cf in units)}")
+        return self._module_units
+
+    def _run_eager(self, entry, args, kwargs):
+        """The eager call of a forward that was not captured (NOTE [ Graph breaks at
+        submodules ])."""
+        if self._module is None or entry is None or entry.reason is None:
+            return self._eager(*args, **kwargs)
+        installed = []
+        for mod, cf in self._units():
+            d = mod.__dict__
+            if "_compiled_call_impl" not in d:
+                d["_compiled_call_impl"] = cf
+                installed.append(d)
+        try:
+            return self._eager(*args, **kwargs)
+        finally:
+            for d in installed:
+                d.pop("_compiled_call_impl", None)
 
     def _compile_and_run(self, values, names, key, args, kwargs):
         dynamic = self.dynamic is True
@@ -247,7 +301,7 @@ class CompiledFunction:
                 raise Unsupported(f"ember.compile(fullgraph=True) cannot capture "
                                   f"{getattr(self, '__qualname__', 'the function')}: "
                                   f"{reason}") from exc
-            return self._eager(*args, **kwargs)
+            return self._run_eager(entry, args, kwargs)
         entry.graph_module = gm
         inputs = list(values)
         from ember._dynamo import backends
