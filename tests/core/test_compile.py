@@ -166,14 +166,36 @@ def test_trailing_sum_and_mean_over_the_last_dim_fuse():
                                rtol=1e-6)
 
 
-def test_reductions_over_other_dims_stay_eager():
+def test_reductions_over_leading_dims_stay_eager():
     def f(x):
-        return x.tanh().sum(0) + x.exp().mean()
+        return x.tanh().sum(0) + x.exp().mean(dim=(0,))
 
     cf = ember.compile(f)
     x = _rand(3, 5)
-    _check_same(f, cf, x)
+    for _ in range(2):
+        _check_same(f, cf, x)
     assert all(not k.ops[-1].startswith(("sum", "mean")) for k in cf.entries[0].kernels)
+
+
+def test_full_and_multi_dim_trailing_reductions_fuse():
+    def f(x, w):
+        h = (x * w).tanh()
+        return ((h - x).square().mean(), (h + 1.0).sum(dim=(-2, -1), keepdim=True),
+                ember.sum(x.exp() * w, (1, 2)))
+
+    cf = ember.compile(f)
+    x, w = _rand(6, 5, 7), _rand(5, 7, seed=1)
+    for _ in range(2):  # the first call is the traced (eager) run; the second the kernels
+        outs = _check_same(f, cf, x, w, rtol=2e-5)
+    assert [tuple(o.shape) for o in outs] == [(), (6, 1, 1), (6,)]
+    assert sorted(k.ops[-1].split("_")[0] for k in cf.entries[0].kernels) == \
+        ["mean", "sum", "sum"]
+    # a long float32 row accumulates in double: as close to float64 as eager's float32 sum
+    big = _rand(1 << 18, grad=False, low=0.0, high=1.0)
+    full = ember.compile(lambda v: (v * 3.0 + 1.0).sum())
+    full(big)
+    want = (big.double() * 3.0 + 1.0).sum().item()
+    assert abs(full(big).item() - want) <= abs((big * 3.0 + 1.0).sum().item() - want) + 0.5
 
 
 def test_broadcast_that_is_not_one_block_stays_eager():

@@ -53,8 +53,8 @@ class KernelSpec:
     steps: list
     outputs: list  # indices of the steps that are the group's outputs
     openmp: bool = True
-    # a trailing sum or mean over the last domain dimension: (step index, scale), its
-    # result the last output (one value per row)
+    # a trailing sum or mean over the trailing domain dimensions: (step index, scale, the
+    # elements of a row), its result the last output (one value per row)
     reduction: tuple | None = None
 
 
@@ -239,13 +239,13 @@ def _loop(name: str, body: list, pointers: list, omp: bool, reduce=None) -> str:
         k, acc, scale, out = reduce
         chunk = max(1, _CHUNK // max(k, 1))
         lines += ["    for (int64_t row = lo; row < hi; row++) {",
-                  "        T acc = 0;",
+                  "        double acc = 0;  /* float32 rows too: long rows keep their digits */",
                   "        #pragma omp simd reduction(+:acc)",
                   f"        for (int64_t j = 0; j < {k}; j++) {{",
                   f"            const int64_t i = row * {k} + j;"]
         lines += ["            " + s for s in body]
         lines += [f"            acc += {acc};", "        }",
-                  f"        {out}[row] = acc * {scale};", "    }"]
+                  f"        {out}[row] = (T)(acc * {scale});", "    }"]
     lines += ["}", "",
               f"static void {name}_loop(int64_t n, void** ptr, const int64_t* p) {{"]
     if omp:
@@ -285,8 +285,8 @@ def generate_source(spec: KernelSpec) -> str:
         f"out{k}[i] = t{j};" for k, j in enumerate(spec.outputs)]
     reduce = None
     if spec.reduction is not None:
-        step, scale = spec.reduction
-        reduce = (spec.domain[-1], f"t{step}", c_number(scale), f"out{nfull}")
+        step, scale, row = spec.reduction
+        reduce = (row, f"t{step}", c_number(scale), f"out{nfull}")
 
     bwd_ptrs = ([("const T* restrict", f"const T* restrict in{k}") for k in range(nin)]
                 + [("const T* restrict", f"const T* restrict gout{k}") for k in range(nout)]
@@ -296,7 +296,7 @@ def generate_source(spec: KernelSpec) -> str:
     bwd_body += [f"T e{k} = 0;" for k in range(nin)]
     bwd_body += [f"d{j} += gout{k}[i];" for k, j in enumerate(spec.outputs)]
     if reduce is not None:  # the reduced value's gradient, broadcast back along its row
-        bwd_body.append(f"d{spec.reduction[0]} += gout{nfull}[i / {spec.domain[-1]}] * "
+        bwd_body.append(f"d{spec.reduction[0]} += gout{nfull}[i / {reduce[0]}] * "
                         f"{reduce[2]};")
     for j in reversed(range(len(spec.steps))):
         step = spec.steps[j]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import math
 import operator
 
 from ember._inductor import codecache
@@ -45,7 +46,8 @@ class _Group:
         self.matched: dict = {}
         self.mask = 0  # bits of the members' positions
         self.anc = 0  # bits of the members' ancestors (and the members)
-        self.tail = None  # (node, kind, keepdim, reduced member): a trailing sum/mean
+        # (node, kind, keepdim, reduced member, how many trailing dims): a trailing sum/mean
+        self.tail = None
 
 
 def _partition(graph, root):
@@ -120,18 +122,19 @@ def _partition(graph, root):
 
 
 def _take_reduction(n, meta, group_of, position, anc) -> None:
-    """Make ``n`` the tail of its input's group when it is a sum or mean over the last
-    dimension of that group's domain (the group then takes no more members: a member
-    after the tail could need the tail's value inside the loop that computes it)."""
+    """Make ``n`` the tail of its input's group when it is a sum or mean over trailing
+    dimensions of that group's domain (the last one, several, or all; the group then takes
+    no more members: a member after the tail could need the tail's value inside the loop
+    that computes it)."""
     u = n.all_input_nodes[0]
     g = group_of.get(u)
-    if g is None or g.tail or not g.shape or g.shape[-1] == 0 or meta[1] != g.dtype \
+    if g is None or g.tail or not g.shape or meta[1] != g.dtype \
             or _meta(u) is None or _meta(u)[0] != g.shape:
         return
     hit = match_reduction(n, len(g.shape))
-    if hit is None or hit[2] is not u:
+    if hit is None or hit[2] is not u or math.prod(g.shape[len(g.shape) - hit[3]:]) == 0:
         return
-    g.tail = (n, hit[0], hit[1], u)
+    g.tail = (n, hit[0], hit[1], u, hit[3])
     g.mask |= 1 << position[n]
     g.anc |= anc
 
@@ -185,8 +188,9 @@ def _kernel_for(group, root, dynamic, openmp):
     domain = group.shape
     reduction = None
     if tail is not None:
-        k = group.shape[-1]
-        reduction = (step_of[tail[3]], 1.0 if tail[1] == "sum" else 1.0 / k)
+        kept = len(group.shape) - tail[4]
+        k = math.prod(group.shape[kept:])  # the elements of one reduced row
+        reduction = (step_of[tail[3]], 1.0 if tail[1] == "sum" else 1.0 / k, k)
     if dynamic and tail is None and any(s == group.shape for s in shapes):
         blocks = ["full" if s == group.shape else b for s, b in zip(shapes, blocks)]
         domain = None
@@ -194,7 +198,7 @@ def _kernel_for(group, root, dynamic, openmp):
                       openmp=openmp, reduction=reduction)
     reduced_shape = None
     if tail is not None:
-        reduced_shape = group.shape[:-1] + ((1,) if tail[2] else ())
+        reduced_shape = group.shape[:kept] + ((1,) * tail[4] if tail[2] else ())
         outputs = outputs + [tail[0]]
     source = generate_source(spec)
     module, path = codecache.load_kernel(source, openmp)

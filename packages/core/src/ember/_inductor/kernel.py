@@ -127,7 +127,7 @@ class _FusedNode(Node):
         if k._reduced is not None:
             outs = [np.empty(domain, k._dtype) for _ in range(k._nout)]
             red = np.empty(k._reduced, k._dtype)
-            self.fwd(n // domain[-1], *arrays, *outs, red, *params)
+            self.fwd(red.size, *arrays, *outs, red, *params)  # one row per reduced value
             return tuple(outs) + (red,) if outs else red
         if k._nout == 1:
             out = np.empty(domain, k._dtype)

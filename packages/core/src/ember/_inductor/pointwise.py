@@ -269,8 +269,9 @@ def match(node, root=None):
 
 
 def match_reduction(node, ndim: int):
-    """``(kind, keepdim, input)`` for a sum or mean over the last of ``ndim`` dimensions
-    (``x.sum(-1)``, ``ember.mean(x, dim=-1, keepdim=True)``), else None."""
+    """``(kind, keepdim, input, r)`` for a sum or mean over the last ``r`` of ``ndim``
+    dimensions (``x.sum(-1)``, ``ember.mean(x, dim=(-2, -1), keepdim=True)``, ``x.sum()``
+    over all of them), else None."""
     from ember.fx.node import Node
 
     if node.op == "call_method":
@@ -287,11 +288,16 @@ def match_reduction(node, ndim: int):
     if len(node.args) > 3 or any(k not in names[1:] for k in node.kwargs):
         return None
     bound = {"keepdim": False, **dict(zip(names, node.args)), **node.kwargs}
-    dim = bound.get("dim")
-    if isinstance(dim, (tuple, list)) and len(dim) == 1:
-        dim = dim[0]
-    if not isinstance(dim, int) or isinstance(dim, bool) or dim not in (-1, ndim - 1):
-        return None
     if not isinstance(bound["keepdim"], bool):
         return None
-    return name, bound["keepdim"], bound["input"]
+    dim = bound.get("dim")
+    if dim is None:  # every dimension (x.sum(), x.mean())
+        return (name, bound["keepdim"], bound["input"], ndim) if ndim else None
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    if not dims or any(not isinstance(d, int) or isinstance(d, bool) or not -ndim <= d < ndim
+                       for d in dims):
+        return None
+    dims = sorted(d % ndim for d in dims)
+    if dims != list(range(ndim - len(dims), ndim)):
+        return None  # not the trailing dimensions (or one twice: eager raises for it)
+    return name, bound["keepdim"], bound["input"], len(dims)
