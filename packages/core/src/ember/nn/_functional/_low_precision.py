@@ -25,7 +25,11 @@ __all__ = ["computes_in_float32"]
 
 
 def _is_bf16(x) -> bool:
-    return isinstance(x, TensorBase) and x._data.dtype.name == "bfloat16"
+    # kind first: NumPy's dtype.name is a Python-level property, read on every op call
+    if not isinstance(x, TensorBase):
+        return False
+    dt = x._data.dtype
+    return dt.kind == "V" and dt.name == "bfloat16"
 
 
 def computes_in_float32(fn=None, *, updated: tuple[str, ...] = ()):
