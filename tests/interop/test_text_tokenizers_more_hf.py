@@ -156,3 +156,32 @@ def test_decode_stream(kind, skip_special_tokens):
             a = [streams[0].step(ours, c) for c in chunks]
             b = [streams[1].step(theirs, c) for c in chunks]
             assert a == b, text
+
+
+def _padded_word_level(lib, processor):
+    tokenizer = lib.Tokenizer(lib.models.WordLevel(
+        {"a": 0, "b": 1, "[PAD]": 2, "[CLS]": 3, "[SEP]": 4}, unk_token="[PAD]"))
+    tokenizer.pre_tokenizer = lib.pre_tokenizers.Whitespace()
+    if processor is not None:
+        tokenizer.post_processor = processor(lib.processors)
+    tokenizer.enable_padding(pad_id=2, pad_token="[PAD]", length=6)
+    return tokenizer
+
+
+@pytest.mark.parametrize("processor", [
+    None, lambda p: p.BertProcessing(("[SEP]", 4), ("[CLS]", 3)),
+    lambda p: p.RobertaProcessing(("[SEP]", 4), ("[CLS]", 3)), lambda p: p.ByteLevel(),
+    lambda p: p.TemplateProcessing(single="[CLS] $A", pair="[CLS] $A $B:1",
+                                   special_tokens=[("[CLS]", 3)])],
+    ids=["none", "bert", "roberta", "byte_level", "template"])
+def test_sequence_ids_of_padding(processor):
+    # without a post-processor, Hugging Face's padding belongs to sequence 0
+    ours = _padded_word_level(ember_tokenizers, processor)
+    theirs = _padded_word_level(hf, processor)
+    for args, kwargs in [(("a b",), {}), (("a b",), {"add_special_tokens": False}),
+                         (("a", "b"), {})]:
+        assert_same(ours.encode(*args, **kwargs), theirs.encode(*args, **kwargs))
+    batch = [("a",), ("a b a",), ("b", "a")]
+    for a, b in zip(ours.encode_batch([x if len(x) == 2 else x[0] for x in batch]),
+                    theirs.encode_batch([x if len(x) == 2 else x[0] for x in batch])):
+        assert_same(a, b)

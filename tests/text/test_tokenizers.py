@@ -256,3 +256,26 @@ def test_sentencepiece_style_decoders():
     assert d.from_dict(chain.to_dict()).decode(["▁a", "▁b"]) == "a b"
     with pytest.raises(ValueError, match="pattern"):
         d.Replace("", "x")
+
+
+def test_padding_sequence_ids_follow_the_post_processor():
+    # Hugging Face tokenizers 0.23 (recorded): with no post-processor an encoding is one
+    # sequence over all its tokens, padding included; any post-processor leaves padding None
+    from embertext.tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+    def make(post):
+        t = Tokenizer(models.WordLevel({"a": 0, "b": 1, "[PAD]": 2}, unk_token="[PAD]"))
+        t.pre_tokenizer = pre_tokenizers.Whitespace()
+        t.post_processor = post
+        t.enable_padding(pad_id=2, pad_token="[PAD]", length=4)
+        return t
+
+    plain, byte_level = make(None), make(processors.ByteLevel())
+    assert plain.encode("a b").sequence_ids == [0, 0, 0, 0]
+    assert plain.encode_batch(["a"])[0].sequence_ids == [0, 0, 0, 0]
+    assert plain.encode("a", "b").sequence_ids == [0, 1, None, None]
+    assert byte_level.encode("a b").sequence_ids == [0, 0, None, None]
+    import pickle
+
+    again = pickle.loads(pickle.dumps(plain.encode("a")))
+    assert again.sequence_ids == [0, 0, 0, 0] and again._unranged

@@ -13,6 +13,8 @@ cdef class Encoding:
     cdef list _fields  # the fields as Python objects, once read or set (bit f of _made)
     cdef unsigned int _made
     cdef public bint _trimmed
+    # No post-processor set its sequences' ranges (NOTE [ Unranged encodings ]).
+    cdef public bint _unranged
     # The compiled form (NOTE [ Lazy encodings ] in _encoding.pyx).
     cdef vector[int32_t] _records
     cdef Source _source

@@ -139,8 +139,8 @@ cdef class Encoding:
             middle = [(r[5 * i + 1], r[5 * i + 2]) for i in range(count)]
         elif field == WORD_IDS:
             middle = [r[5 * i + 3] for i in range(count)]
-        elif field == TYPE_IDS:
-            middle = [0] * count
+        elif field == TYPE_IDS:  # a text's index in its pair
+            middle = [sequence_id if sequence_id is not None else 0] * count
         elif field == ATTENTION_MASK:
             middle = [1] * count
         elif field == SPECIAL_TOKENS_MASK:
@@ -153,7 +153,8 @@ cdef class Encoding:
         cdef object pad = None
         if self._pad is not None:
             pad_id, pad_type_id, pad_token = self._pad
-            pad = (pad_id, pad_token, _NO_SPAN, pad_type_id, 0, 1, None, None)[field]
+            pad = (pad_id, pad_token, _NO_SPAN, pad_type_id, 0, 1, None,
+                   0 if self._unranged else None)[field]
             out = [pad] * self._pad_left
         if wrap is not None:
             first, last = wrap
@@ -195,7 +196,7 @@ cdef class Encoding:
 
     def __reduce__(self):
         return (Encoding, tuple(getattr(self, name) for name in (*_FIELDS, "overflowing")),
-                {"_trimmed": self._trimmed})
+                {"_trimmed": self._trimmed, "_unranged": self._unranged})
 
     def __setstate__(self, state):
         if isinstance(state, tuple):  # (__dict__, __slots__ values): the old Python class
@@ -208,6 +209,7 @@ cdef class Encoding:
     def slice(self, start, stop):
         part = Encoding(*(getattr(self, name)[start:stop] for name in _FIELDS))
         part._trimmed = self._trimmed
+        part._unranged = self._unranged
         return part
 
     @staticmethod
@@ -253,10 +255,18 @@ cdef class Encoding:
             setattr(self, name, getattr(head, name))
         self.overflowing = parts[1:]
 
+    # NOTE [ Unranged encodings ]
+    # Hugging Face's Encoding derives sequence_ids from the ranges its post-processor (or
+    # the merge of a pair) sets; an encoding without them is one sequence spanning every
+    # token, so a text encoded with no post-processor gets sequence id 0 on its padding
+    # too, where any post-processor (even ByteLevel's) leaves padding at None. _unranged
+    # marks the former (set by the Tokenizer).
     def pad(self, length, pad_id=0, pad_type_id=0, pad_token="[PAD]", direction="right"):
         """Pad to ``length`` tokens with ``pad_token`` (attention 0, special 1)."""
         if self._made & (1 << OVERFLOWING):
             for overflow in self._fields[OVERFLOWING]:
+                if self._unranged:  # the windows of an unranged encoding are too
+                    (<Encoding?>overflow)._unranged = True
                 overflow.pad(length, pad_id, pad_type_id, pad_token, direction)
         missing = length - len(self)
         if missing <= 0:
@@ -271,7 +281,7 @@ cdef class Encoding:
             return
         pads = {"ids": [pad_id], "tokens": [pad_token], "offsets": [(0, 0)],
                 "type_ids": [pad_type_id], "attention_mask": [0], "special_tokens_mask": [1],
-                "word_ids": [None], "sequence_ids": [None]}
+                "word_ids": [None], "sequence_ids": [0 if self._unranged else None]}
         for name, value in pads.items():
             current = getattr(self, name)
             setattr(self, name, current + value * missing if direction == "right"

@@ -276,8 +276,10 @@ class Tokenizer:
                     word += 1
         # Special tokens written in the text are not marked in special_tokens_mask (only
         # those the post-processor adds are), as in Hugging Face `tokenizers`.
-        return Encoding(ids, tokens, offsets, word_ids=word_ids,
-                        sequence_ids=[sequence_id] * len(ids))
+        # The type id of a text is its index in the pair, as in Hugging Face `tokenizers`
+        # (post-processors that add special tokens set their own).
+        return Encoding(ids, tokens, offsets, type_ids=[sequence_id] * len(ids),
+                        word_ids=word_ids, sequence_ids=[sequence_id] * len(ids))
 
     def _compiled_plan(self):
         """The compiled pipeline this tokenizer's parts make up, or ``None`` (NOTE [ Batch
@@ -367,6 +369,9 @@ class Tokenizer:
         for i in fallbacks:
             encodings[i] = self._post_process(self._encode_compiled(plan, [texts[i]], 0, 1)[0],
                                               None, add_special_tokens)
+        if post is None:  # NOTE [ Unranged encodings ]
+            for encoding in encodings:
+                encoding._unranged = True
         return encodings
 
     def _encode_one(self, sequence, sequence_id, is_pretokenized, plan=None):
@@ -433,7 +438,11 @@ class Tokenizer:
 
     def _process(self, encoding, pair, add_special_tokens):
         if self.post_processor is None:
-            return Encoding.merge([encoding] if pair is None else [encoding, pair])
+            if pair is not None:
+                return Encoding.merge([encoding, pair])
+            merged = Encoding.merge([encoding])
+            merged._unranged = True  # NOTE [ Unranged encodings ]
+            return merged
         return self.post_processor.process(encoding, pair, add_special_tokens)
 
     def _post_process(self, encoding, pair, add_special_tokens):

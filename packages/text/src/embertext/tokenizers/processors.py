@@ -121,6 +121,8 @@ class RobertaProcessing(PostProcessor):
         for part in (encoding, pair):
             if part is not None and self.trim_offsets:
                 trim_byte_level_offsets(part, self.add_prefix_space)
+        if pair is not None:  # RoBERTa has no token types: the pair's are 0 too
+            pair.type_ids = [0] * len(pair)
         if not add_special_tokens:
             return super().process(encoding, pair)
         if pair is None:
