@@ -1,6 +1,7 @@
 """``embervision.datasets``: vision datasets on :class:`VisionDataset`, with torchvision's
 names, arguments, file layouts and download addresses."""
 
+from embervision.datasets.celeba import CelebA
 from embervision.datasets.cifar import CIFAR10, CIFAR100
 from embervision.datasets.coco import CocoCaptions, CocoDetection
 from embervision.datasets.fakedata import FakeData
@@ -25,6 +26,7 @@ __all__ = [
     "SVHN",
     "VOCDetection",
     "VOCSegmentation",
+    "CelebA",
     "CocoCaptions",
     "CocoDetection",
     "DatasetFolder",
