@@ -8,6 +8,7 @@ from embervision.datasets.fakedata import FakeData
 from embervision.datasets.flowers102 import Flowers102
 from embervision.datasets.folder import DatasetFolder, ImageFolder
 from embervision.datasets.food101 import Food101
+from embervision.datasets.imagenet import ImageNet
 from embervision.datasets.mnist import EMNIST, KMNIST, MNIST, QMNIST, FashionMNIST
 from embervision.datasets.oxford_iiit_pet import OxfordIIITPet
 from embervision.datasets.stl10 import STL10
@@ -35,6 +36,7 @@ __all__ = [
     "Flowers102",
     "Food101",
     "ImageFolder",
+    "ImageNet",
     "OxfordIIITPet",
     "VisionDataset",
 ]
