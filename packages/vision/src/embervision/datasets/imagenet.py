@@ -97,11 +97,18 @@ def load_meta_file(root, file: str | None = None):
     return ember.load(path, weights_only=True)
 
 
-def _verify_archive(root: str, file: str, md5: str) -> None:
-    if not check_integrity(os.path.join(root, file), md5):
+def _verified_archive(root, kind: str, file: str | None) -> str:
+    """The path of ``root/file`` (default: the published name of the ``kind`` archive),
+    checked against the published md5."""
+    root = os.fspath(root)
+    default_file, md5 = ARCHIVE_META[kind]
+    file = file or default_file
+    path = os.path.join(root, file)
+    if not check_integrity(path, md5):
         raise RuntimeError(f"The archive {file} is not present in the root directory or is "
                            f"corrupted. You need to download it externally and place it in "
                            f"{root}.")
+    return path
 
 
 def _parse_meta_mat(devkit_root: str):
@@ -140,21 +147,18 @@ def parse_devkit_archive(root, file: str | None = None) -> None:
     Raises:
         RuntimeError: the archive is missing or has not the published md5.
     """
-    root = os.fspath(root)
-    default_file, md5 = ARCHIVE_META["devkit"]
-    file = file or default_file
-    _verify_archive(root, file, md5)
+    archive = _verified_archive(root, "devkit", file)
     with tempfile.TemporaryDirectory() as tmp_dir:
-        extract_archive(os.path.join(root, file), tmp_dir)
+        extract_archive(archive, tmp_dir)
         devkit_root = os.path.join(tmp_dir, "ILSVRC2012_devkit_t12")
         idx_to_wnid, wnid_to_classes = _parse_meta_mat(devkit_root)
         val_idcs = _parse_val_groundtruth(devkit_root)
     unknown = sorted(set(val_idcs) - set(idx_to_wnid))
     if unknown:
-        raise RuntimeError(f"the validation ground truth of {file} names class ids that "
-                           f"meta.mat has not: {unknown[:5]}")
+        raise RuntimeError(f"the validation ground truth of {os.path.basename(archive)} names "
+                           f"class ids that meta.mat has not: {unknown[:5]}")
     val_wnids = [idx_to_wnid[idx] for idx in val_idcs]
-    ember.save((wnid_to_classes, val_wnids), os.path.join(root, META_FILE))
+    ember.save((wnid_to_classes, val_wnids), os.path.join(os.fspath(root), META_FILE))
 
 
 def parse_train_archive(root, file: str | None = None, folder: str = "train") -> None:
@@ -168,12 +172,9 @@ def parse_train_archive(root, file: str | None = None, folder: str = "train") ->
     Raises:
         RuntimeError: the archive is missing or has not the published md5.
     """
-    root = os.fspath(root)
-    default_file, md5 = ARCHIVE_META["train"]
-    file = file or default_file
-    _verify_archive(root, file, md5)
-    train_root = os.path.join(root, folder)
-    extract_archive(os.path.join(root, file), train_root)
+    archive = _verified_archive(root, "train", file)
+    train_root = os.path.join(os.fspath(root), folder)
+    extract_archive(archive, train_root)
     for name in sorted(os.listdir(train_root)):
         archive = os.path.join(train_root, name)
         extract_archive(archive, os.path.splitext(archive)[0], remove_finished=True)
@@ -193,14 +194,11 @@ def parse_val_archive(root, file: str | None = None, wnids=None, folder: str = "
     Raises:
         RuntimeError: the archive is missing or has not the published md5.
     """
-    root = os.fspath(root)
-    default_file, md5 = ARCHIVE_META["val"]
-    file = file or default_file
     if wnids is None:
         wnids = load_meta_file(root)[1]
-    _verify_archive(root, file, md5)
-    val_root = os.path.join(root, folder)
-    extract_archive(os.path.join(root, file), val_root)
+    archive = _verified_archive(root, "val", file)
+    val_root = os.path.join(os.fspath(root), folder)
+    extract_archive(archive, val_root)
     images = sorted(os.path.join(val_root, name) for name in os.listdir(val_root))
     for wnid in set(wnids):
         os.mkdir(os.path.join(val_root, wnid))
