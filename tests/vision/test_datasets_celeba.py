@@ -268,3 +268,19 @@ def test_celeba_download_with_a_wrong_md5_raises(tmp_path, drive, monkeypatch):
     with pytest.raises(RuntimeError, match="corrupt or incomplete"):
         D.CelebA(tmp_path, download=True)
     assert not (tmp_path / "celeba" / file_list[2][2]).exists()
+
+
+def test_celeba_with_no_images(tmp_path, monkeypatch):
+    folder = tmp_path / "celeba"
+    (folder / "img_align_celeba").mkdir(parents=True)
+    headers = {"list_attr_celeba.txt": f"0\n{' '.join(ATTR_NAMES)}\n",
+               "list_bbox_celeba.txt": "0\nimage_id x_1 y_1 width height\n",
+               "list_landmarks_align_celeba.txt": "0\nlefteye_x lefteye_y\n",
+               "identity_CelebA.txt": "", "list_eval_partition.txt": ""}
+    for name, text in headers.items():
+        (folder / name).write_text(text)
+    monkeypatch.setattr(D.CelebA, "file_list", [("", None, n) for n in headers])
+    for split in ("train", "all"):
+        ds = D.CelebA(tmp_path, split=split, target_type=["attr", "bbox"])
+        assert len(ds) == 0 and ds.filename == [] and ds.attr_names == ATTR_NAMES
+        assert tuple(ds.attr.shape)[0] == 0

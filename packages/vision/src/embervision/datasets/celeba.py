@@ -98,7 +98,7 @@ class CelebA(VisionDataset):
         if split_ is None:
             rows = np.arange(len(splits.index))
         else:
-            rows = np.flatnonzero(splits.data[:, 0] == split_)
+            rows = np.flatnonzero(splits.data[:, :1].ravel() == split_)
         self.filename = [splits.index[i] for i in rows]
         self.identity = ember.from_numpy(identity.data[rows])
         self.bbox = ember.from_numpy(bbox.data[rows])

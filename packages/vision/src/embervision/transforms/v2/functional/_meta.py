@@ -331,7 +331,8 @@ def _clamp_rotated_boxes(boxes, format, canvas_size, clamping_mode):
     # keeps the smallest box of the same angle around the part inside the canvas; "hard" the
     # largest inside it; either way no intercept passes those of the unclamped box. The new
     # corners are where consecutive edges meet. An axis-aligned box only has its left x clamped
-    # to 0; a box wholly left of the canvas, or flat, becomes all zeros.
+    # to 0; a box wholly left of the canvas, or flat, collapses to a point (zeros in that
+    # step's frame).
     if clamping_mode is None:
         return boxes.clone()
     corners = _convert_format(_as_float(boxes), format, BoundingBoxFormat.XYXYXYXY)
@@ -432,7 +433,11 @@ def clamp_bounding_boxes(inpt, format=None, canvas_size=None, clamping_mode="aut
         format (BoundingBoxFormat or str): the format of a plain tensor's boxes.
         canvas_size (tuple of int): ``(height, width)`` for a plain tensor.
         clamping_mode (str or None): ``"soft"``, ``"hard"``, ``None`` (nothing is done) or
-            ``"auto"`` (a BoundingBoxes' own mode; plain tensors must name one).
+            ``"auto"`` (a BoundingBoxes' own mode; plain tensors must name one). Axis-aligned
+            boxes are clamped the same way in both modes. A rotated box keeps its angle:
+            ``"soft"`` gives the smallest box around its part inside the canvas (corners may
+            stay outside), ``"hard"`` the largest box inside both (NOTE [ Clamping rotated
+            boxes ]).
     """
     if clamping_mode is not None and clamping_mode not in ("soft", "hard", "auto"):
         raise ValueError(f"clamping_mode must be soft, hard, auto or None, got {clamping_mode}")
