@@ -10,13 +10,15 @@ torchvision = pytest.importorskip("torchvision")
 from embervision import datasets as D  # noqa: E402
 
 NAMES = ["STL10", "SVHN", "Flowers102", "Food101", "OxfordIIITPet", "VOCDetection",
-         "VOCSegmentation", "CocoDetection", "CocoCaptions"]
+         "VOCSegmentation", "CocoDetection", "CocoCaptions", "CelebA", "ImageNet"]
 
 
-def _params(cls):
+def _params(obj):
+    # a class's constructor arguments, or a function's
+    target = obj.__init__ if isinstance(obj, type) else obj
     return [(p.name, p.default if p.default is inspect.Parameter.empty
              or isinstance(p.default, (str, int, bool, type(None))) else "<callable>")
-            for p in inspect.signature(cls.__init__).parameters.values()]
+            for p in inspect.signature(target).parameters.values()]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -40,3 +42,31 @@ def test_download_addresses():
     assert (D.Flowers102._download_url_prefix, D.Flowers102._file_dict) == (
         torchvision.datasets.Flowers102._download_url_prefix,
         torchvision.datasets.Flowers102._file_dict)
+    assert (D.CelebA.base_folder, D.CelebA.file_list) == (torchvision.datasets.CelebA.base_folder,
+                                                          torchvision.datasets.CelebA.file_list)
+    from torchvision.datasets import imagenet as tv_imagenet
+
+    from embervision.datasets import imagenet
+
+    assert (imagenet.ARCHIVE_META, imagenet.META_FILE) == (tv_imagenet.ARCHIVE_META,
+                                                           tv_imagenet.META_FILE)
+
+
+@pytest.mark.parametrize("name", ["download_file_from_google_drive", "download_url",
+                                  "extract_archive", "check_integrity"])
+def test_utils_signatures(name):
+    from torchvision.datasets import utils as tv_utils
+
+    from embervision.datasets import utils
+
+    assert _params(getattr(utils, name)) == _params(getattr(tv_utils, name))
+
+
+@pytest.mark.parametrize("name", ["parse_devkit_archive", "parse_train_archive",
+                                  "parse_val_archive", "load_meta_file"])
+def test_imagenet_parser_signatures(name):
+    from torchvision.datasets import imagenet as tv_imagenet
+
+    from embervision.datasets import imagenet
+
+    assert _params(getattr(imagenet, name)) == _params(getattr(tv_imagenet, name))

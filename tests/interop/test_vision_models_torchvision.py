@@ -202,3 +202,30 @@ def test_segmentation_weights_metadata(name):
         assert a.transforms().mean == list(b.transforms().mean)
     assert sorted(models.list_models(module=models.segmentation)) == sorted(
         tv_models.list_models(module=tv_models.segmentation))
+
+
+@pytest.mark.parametrize("mode, image_size", [("bicubic", 112), ("bilinear", 80),
+                                              ("bicubic", 48), ("nearest", 96)])
+def test_interpolate_embeddings_matches(mode, image_size):
+    from torchvision.models.vision_transformer import interpolate_embeddings as tv_interp
+
+    from embervision.models.vision_transformer import interpolate_embeddings
+
+    torch.manual_seed(0)
+    ref_model = tv_models.VisionTransformer(image_size=64, patch_size=8, num_layers=1,
+                                            num_heads=2, hidden_dim=16, mlp_dim=32)
+    torch.nn.init.normal_(ref_model.encoder.pos_embedding)
+    state = ref_model.state_dict()
+    ours = {k: ember.from_numpy(v.numpy().copy()) for k, v in state.items()}
+    if mode == "nearest":  # align_corners does not go with nearest: both refuse
+        with pytest.raises(ValueError, match="align_corners"):
+            tv_interp(image_size, 8, dict(state), interpolation_mode=mode)
+        with pytest.raises(ValueError, match="align_corners"):
+            interpolate_embeddings(image_size, 8, ours, interpolation_mode=mode)
+        return
+    ref = tv_interp(image_size, 8, state, interpolation_mode=mode, reset_heads=True)
+    out = interpolate_embeddings(image_size, 8, ours, interpolation_mode=mode, reset_heads=True)
+    assert list(out) == list(ref)
+    # float32 interpolation: the sums of 16 weighted samples are rounded in another order
+    np.testing.assert_allclose(out["encoder.pos_embedding"].numpy(),
+                               ref["encoder.pos_embedding"].numpy(), rtol=1e-5, atol=1e-5)

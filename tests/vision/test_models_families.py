@@ -16,7 +16,7 @@ import ember
 import embervision.models as models
 from embervision.models.mnasnet import MNASNet, _get_depths, _stem
 from embervision.models.swin_transformer import shifted_window_attention
-from embervision.models.vision_transformer import MLPBlock
+from embervision.models.vision_transformer import MLPBlock, interpolate_embeddings
 
 RECORDED = json.loads(gzip.decompress(
     (Path(__file__).parent / "data" / "torchvision_state_dict_keys.json.gz").read_bytes()))
@@ -204,6 +204,64 @@ def test_vit_checks_and_old_mlp_keys():
         fresh.load_state_dict(renamed)  # no version metadata: the version-1 names
     np.testing.assert_array_equal(fresh[0].weight.detach().numpy(),
                                   block[0].weight.detach().numpy())
+
+
+def _linear_align_corners(grid, size):
+    """NumPy: ``grid`` (C, s, s) resized to (C, size, size) by separable linear
+    interpolation with the corners' samples kept (align_corners=True)."""
+    def along(a, axis):
+        n = a.shape[axis]
+        pos = np.arange(size) * (n - 1) / (size - 1)
+        lo = np.minimum(np.floor(pos).astype(int), n - 2)
+        frac = pos - lo
+        shape = [1] * a.ndim
+        shape[axis] = size
+        frac = frac.reshape(shape)
+        return np.take(a, lo, axis) * (1 - frac) + np.take(a, lo + 1, axis) * frac
+    return along(along(grid, 1), 2)
+
+
+def _small_vit(image_size, num_classes=3):
+    return models.VisionTransformer(image_size=image_size, patch_size=8, num_layers=1,
+                                    num_heads=2, hidden_dim=8, mlp_dim=16,
+                                    num_classes=num_classes)
+
+
+def test_interpolate_embeddings_resizes_the_patch_grid():
+    ember.manual_seed(0)
+    state = _small_vit(32).state_dict()  # a 4 x 4 grid of patches and the class token
+    pos = state["encoder.pos_embedding"].detach().numpy().copy()
+    assert pos.shape == (1, 17, 8)
+    out = interpolate_embeddings(56, 8, state, interpolation_mode="bilinear")
+    new = out["encoder.pos_embedding"].numpy()
+    assert new.shape == (1, 50, 8) and out is state  # the entry is replaced in place
+    np.testing.assert_array_equal(new[0, 0], pos[0, 0])  # the class token's is kept
+    grid = pos[0, 1:].T.reshape(8, 4, 4)
+    want = _linear_align_corners(grid.astype(np.float64), 7).reshape(8, 49).T
+    np.testing.assert_allclose(new[0, 1:], want, rtol=1e-5, atol=1e-6)
+    # the resized state loads into the model at the new size, heads and all
+    model = _small_vit(56)
+    model.load_state_dict(out)
+    assert tuple(model.eval()(ember.randn(1, 3, 56, 56)).shape) == (1, 3)
+    # bicubic (the default) with align_corners keeps the corner patches
+    bicubic = interpolate_embeddings(64, 8, _small_vit(32).state_dict())
+    assert bicubic["encoder.pos_embedding"].shape == (1, 65, 8)
+
+
+def test_interpolate_embeddings_heads_and_errors():
+    state = _small_vit(32).state_dict()
+    same = interpolate_embeddings(32, 8, state, reset_heads=True)
+    assert same is state and "heads.head.weight" in same  # nothing to resize: as it was
+    reset = interpolate_embeddings(16, 8, _small_vit(32).state_dict(), reset_heads=True)
+    assert not any(k.startswith("heads") for k in reset)
+    assert list(reset) == [k for k in state if not k.startswith("heads")]
+    model = _small_vit(16, num_classes=5)
+    missing, unexpected = model.load_state_dict(reset, strict=False)
+    assert sorted(missing) == ["heads.head.bias", "heads.head.weight"] and not unexpected
+    with pytest.raises(ValueError, match="Unexpected position embedding shape"):
+        interpolate_embeddings(16, 8, {"encoder.pos_embedding": ember.zeros(2, 17, 8)})
+    with pytest.raises(ValueError, match="not a perfect square"):
+        interpolate_embeddings(16, 8, {"encoder.pos_embedding": ember.zeros(1, 13, 8)})
 
 
 def test_regnet_block_params_and_efficientnet_stochastic_depth():

@@ -318,16 +318,81 @@ def test_containers():
         v2.Compose([])
 
 
-def test_rotated_boxes_leaving_the_canvas_are_refused_not_left_unclamped():
-    inside = tv_tensors.BoundingBoxes([[10.0, 10.0, 4.0, 2.0, 30.0]], format="CXCYWHR",
-                                      canvas_size=(H, W))
-    out = F.rotate(inside, 45.0)
-    np.testing.assert_allclose(out.numpy()[0, 2:4], [4.0, 2.0], atol=1e-4)
-    outside = tv_tensors.BoundingBoxes([[1.0, 1.0, 6.0, 2.0, 30.0]], format="CXCYWHR",
-                                       canvas_size=(H, W))
-    with pytest.raises(ValueError, match="clamping_mode=None"):
-        F.crop(outside, 0, 0, 10, 10)
-    unclamped = tv_tensors.BoundingBoxes(outside, format="CXCYWHR", canvas_size=(H, W),
-                                         clamping_mode=None)
-    np.testing.assert_allclose(F.crop(unclamped, 0, 0, 10, 10).numpy(), outside.numpy(),
+# A square turned 45 degrees whose left corner is 1 past the canvas's left side.
+DIAMOND = [-1.0, 5.0, 1.0, 3.0, 3.0, 5.0, 1.0, 7.0]
+# soft: the smallest box at 45 degrees around the part inside the canvas is the diamond itself
+# (cutting a corner off does not bring in its sides); hard: the edges through the left corner
+# meet the side at the mean of their intercepts (y = 5), the opposite edges stay, so the
+# corners are where y = -x + 5, y = x + 2, y = -x + 8 and y = x + 5 meet
+DIAMOND_HARD = [0.0, 5.0, 1.5, 3.5, 3.0, 5.0, 1.5, 6.5]
+
+
+@pytest.mark.parametrize("mode, expected", [("soft", DIAMOND), ("hard", DIAMOND_HARD)])
+def test_rotated_boxes_leaving_the_canvas_are_clamped(mode, expected):
+    out = F.clamp_bounding_boxes(ember.tensor([DIAMOND]), format="XYXYXYXY",
+                                 canvas_size=(10, 10), clamping_mode=mode)
+    np.testing.assert_allclose(out.numpy(), [expected], atol=1e-6)
+    # the same box as CXCYWHR: the side of the hard box is 1.5 * sqrt(2)
+    side = 2 * math.sqrt(2)
+    out = F.clamp_bounding_boxes(ember.tensor([1.0, 5.0, side, side, 45.0]), format="CXCYWHR",
+                                 canvas_size=(10, 10), clamping_mode=mode)
+    want = [1.0, 5.0, side, side, 45.0] if mode == "soft" else [1.5, 5.0, 1.5 * math.sqrt(2),
+                                                                 1.5 * math.sqrt(2), 45.0]
+    np.testing.assert_allclose(out.numpy(), want, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["soft", "hard"])
+def test_rotated_boxes_at_angle_zero_clamp_like_axis_aligned_ones(mode):
+    boxes = ember.tensor([[-2.0, 1.0, 6.0, 3.0, 0.0], [6.0, 2.0, 8.0, 3.0, 0.0],
+                          [2.0, 8.0, 3.0, 4.0, 0.0]])
+    out = F.clamp_bounding_boxes(boxes, format="XYWHR", canvas_size=(10, 10), clamping_mode=mode)
+    np.testing.assert_allclose(out.numpy(), [[0, 1, 4, 3, 0], [6, 2, 4, 3, 0], [2, 8, 3, 2, 0]],
                                atol=1e-5)
+
+
+def test_rotated_boxes_wholly_outside_collapse_and_inside_stay():
+    outside = [-6.0, 5.0, -5.0, 4.0, -4.0, 5.0, -5.0, 6.0]  # a diamond left of the canvas
+    inside = [1.0, 5.0, 3.0, 3.0, 5.0, 5.0, 3.0, 7.0]
+    out = F.clamp_bounding_boxes(ember.tensor([outside, inside]), format="XYXYXYXY",
+                                 canvas_size=(10, 12), clamping_mode="hard")
+    # collapsed to one point (torchvision's: the zeros of the last side, turned back)
+    np.testing.assert_allclose(out.numpy(), [[0, 10] * 4, inside], atol=1e-6)
+
+
+def test_rotated_clamping_keeps_dtype_shape_and_mode_none():
+    diamond = ember.tensor(DIAMOND)
+    out = F.clamp_bounding_boxes(diamond, format="XYXYXYXY", canvas_size=(10, 10),
+                                 clamping_mode="hard")
+    assert tuple(out.shape) == (8,) and out.dtype == ember.float32
+    np.testing.assert_allclose(out.numpy(), DIAMOND_HARD, atol=1e-6)
+    as_int = F.clamp_bounding_boxes(ember.tensor([DIAMOND], dtype=ember.int64),
+                                    format="XYXYXYXY", canvas_size=(10, 10), clamping_mode="hard")
+    assert as_int.dtype == ember.int64
+    np.testing.assert_array_equal(as_int.numpy(), [[0, 5, 1, 3, 3, 5, 1, 6]])  # truncated
+    empty = F.clamp_bounding_boxes(ember.zeros(0, 5), format="CXCYWHR", canvas_size=(10, 10),
+                                   clamping_mode="soft")
+    assert tuple(empty.shape) == (0, 5)
+    same = F.clamp_bounding_boxes(ember.tensor([DIAMOND]), format="XYXYXYXY",
+                                  canvas_size=(10, 10), clamping_mode=None)
+    np.testing.assert_array_equal(same.numpy(), [DIAMOND])
+
+
+def test_transforms_clamp_rotated_boxes_by_their_mode():
+    # the diamond 2 to the right, then cropped 2 from the left: it sticks out again
+    shifted = [v + 2 if i % 2 == 0 else v for i, v in enumerate(DIAMOND)]
+    for mode, expected in (("soft", DIAMOND), ("hard", DIAMOND_HARD)):
+        boxes = tv_tensors.BoundingBoxes([shifted], format="XYXYXYXY", canvas_size=(10, 12),
+                                         clamping_mode=mode)
+        out = F.crop(boxes, 0, 2, 10, 10)
+        assert out.canvas_size == (10, 10) and out.clamping_mode == mode
+        np.testing.assert_allclose(out.numpy(), [expected], atol=1e-5)
+    boxes = tv_tensors.BoundingBoxes([DIAMOND], format="XYXYXYXY", canvas_size=(10, 10),
+                                     clamping_mode=None)
+    np.testing.assert_allclose(v2.ClampBoundingBoxes("hard")(boxes).numpy(), [DIAMOND_HARD],
+                               atol=1e-6)
+    np.testing.assert_allclose(v2.ClampBoundingBoxes()(boxes).numpy(), [DIAMOND])  # None
+    turned = F.rotate(tv_tensors.BoundingBoxes([[10.0, 10.0, 4.0, 2.0, 30.0]],
+                                               format="CXCYWHR", canvas_size=(H, W)), 45.0)
+    np.testing.assert_allclose(turned.numpy()[0, 2:4], [4.0, 2.0], atol=1e-4)
+
+

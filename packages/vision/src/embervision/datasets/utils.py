@@ -10,12 +10,13 @@ import shutil
 import tarfile
 import zipfile
 
-from embervision._download import calculate_hash, download_file
+from embervision._download import calculate_hash, download_file, download_google_drive_file
 
 __all__ = [
     "calculate_md5",
     "check_integrity",
     "download_and_extract_archive",
+    "download_file_from_google_drive",
     "download_url",
     "extract_archive",
     "verify_str_arg",
@@ -36,6 +37,13 @@ def check_integrity(fpath, md5: str | None = None) -> bool:
     return calculate_md5(fpath) == md5
 
 
+def _destination(root, filename) -> str:
+    # root/filename, with root made.
+    root = os.path.expanduser(os.fspath(root))
+    os.makedirs(root, exist_ok=True)
+    return os.path.join(root, os.fspath(filename))
+
+
 def download_url(url: str, root, filename: str | None = None, md5: str | None = None,
                  max_redirect_hops: int = 3) -> None:
     """Downloads ``url`` into ``root/filename`` unless a file with the right md5 is there.
@@ -43,13 +51,27 @@ def download_url(url: str, root, filename: str | None = None, md5: str | None = 
     A file with the wrong md5 is fetched again; a download with the wrong md5 raises
     ``RuntimeError`` and is deleted.
     """
-    root = os.path.expanduser(os.fspath(root))
-    filename = filename or os.path.basename(url)
-    fpath = os.path.join(root, filename)
-    os.makedirs(root, exist_ok=True)
+    fpath = _destination(root, filename or os.path.basename(url))
     if check_integrity(fpath, md5):
         return
     download_file(url, fpath, hash_value=md5, algorithm="md5")
+
+
+def download_file_from_google_drive(file_id: str, root, filename=None,
+                                    md5: str | None = None) -> None:
+    """Downloads the Google Drive file ``file_id`` into ``root/filename`` (``filename``
+    defaults to ``file_id``) unless a file with the right md5 is there.
+
+    Drive's confirmation page before large files is answered (NOTE [ Google Drive's
+    confirmation page ] in ``embervision._download``). A file with the wrong md5 is fetched
+    again; a download with the wrong md5 raises ``RuntimeError`` and is deleted. A page from
+    Drive in place of the file (its daily quota exceeded, for one) raises ``RuntimeError``
+    and nothing is saved.
+    """
+    fpath = _destination(root, filename or file_id)
+    if check_integrity(fpath, md5):
+        return
+    download_google_drive_file(file_id, fpath, hash_value=md5)
 
 
 def _check_member_path(root: str, name: str, archive: str) -> str:

@@ -326,3 +326,55 @@ vit_b_32 = _builder("vit_b_32")
 vit_l_16 = _builder("vit_l_16")
 vit_l_32 = _builder("vit_l_32")
 vit_h_14 = _builder("vit_h_14")
+
+
+def interpolate_embeddings(image_size: int, patch_size: int, model_state,
+                           interpolation_mode: str = "bicubic", reset_heads: bool = False):
+    """Resizes the position embedding of a ViT state dict to another image size, for
+    fine-tuning pretrained weights at a new resolution.
+
+    The patch positions' embeddings, a square grid, are interpolated (``align_corners=True``)
+    to the ``image_size // patch_size`` grid; the class token's is kept.
+
+    Args:
+        image_size (int): the new image size.
+        patch_size (int): the model's patch size.
+        model_state (dict): the state dict, with ``"encoder.pos_embedding"`` of shape
+            ``(1, seq_length, hidden_dim)``; its entry is replaced.
+        interpolation_mode (str): an :func:`ember.nn.functional.interpolate` mode for 4-D
+            input. Default: ``"bicubic"``.
+        reset_heads (bool): leave the ``heads`` entries out of the returned state (when the
+            embedding was resized). Default: False.
+
+    Returns:
+        OrderedDict: the state with the resized embedding.
+
+    Examples::
+
+        >>> state = vit_b_16().state_dict()
+        >>> state = interpolate_embeddings(384, 16, state)
+        >>> vit_b_16(image_size=384).load_state_dict(state)
+    """
+    pos_embedding = model_state["encoder.pos_embedding"]
+    n, seq_length, hidden_dim = pos_embedding.shape
+    if n != 1:
+        raise ValueError(f"Unexpected position embedding shape: {pos_embedding.shape}")
+    new_seq_length = (image_size // patch_size) ** 2 + 1
+    if new_seq_length == seq_length:
+        return model_state
+    # The class token's embedding is not a grid position: it is kept as it is.
+    token, grid = pos_embedding[:, :1, :], pos_embedding[:, 1:, :]
+    side = math.isqrt(seq_length - 1)
+    if side * side != seq_length - 1:
+        raise ValueError(f"seq_length is not a perfect square! Instead got seq_length_1d * "
+                         f"seq_length_1d = {side * side} and seq_length = {seq_length - 1}")
+    new_side = image_size // patch_size
+    grid = grid.permute(0, 2, 1).reshape(1, hidden_dim, side, side)
+    grid = nn.functional.interpolate(grid, size=new_side, mode=interpolation_mode,
+                                     align_corners=True)
+    grid = grid.reshape(1, hidden_dim, new_side * new_side).permute(0, 2, 1)
+    model_state["encoder.pos_embedding"] = ember.cat([token, grid], dim=1)
+    if reset_heads:
+        model_state = OrderedDict((k, v) for k, v in model_state.items()
+                                  if not k.startswith("heads"))
+    return model_state

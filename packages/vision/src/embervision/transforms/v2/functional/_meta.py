@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import ember
 from embervision import tv_tensors
 from embervision.transforms._utils import get_dimensions as _get_dimensions_classic
@@ -179,12 +181,19 @@ def _cxcywh_to_xyxy(b):
     return ember.stack([x1, y1, x1 + w, y1 + h], dim=-1)
 
 
+# The rotated formats' conversions compute in torchvision's order of operations, so that
+# clamping (which compares corners with isclose) sees the same float32 corners.
+
+def _radians(r):
+    return r * math.pi / 180.0
+
+
 def _xywhr_to_xyxyxyxy(b):
     x1, y1, w, h, r = b.to(ember.float64).unbind(-1) if not b.is_floating_point() else b.unbind(-1)
-    rad = r * (math.pi / 180.0)
+    rad = _radians(r)
     cos, sin = ember.cos(rad), ember.sin(rad)
     x2, y2 = x1 + w * cos, y1 - w * sin
-    x3, y3 = x2 + h * sin, y2 + h * cos
+    x3, y3 = x1 + (w * cos + h * sin), y1 - (w * sin - h * cos)
     x4, y4 = x1 + h * sin, y1 + h * cos
     return ember.stack([x1, y1, x2, y2, x3, y3, x4, y4], dim=-1).to(b.dtype)
 
@@ -192,14 +201,14 @@ def _xywhr_to_xyxyxyxy(b):
 def _xyxyxyxy_to_xywhr(b):
     x1, y1, x2, y2, x3, y3, x4, y4 = b.unbind(-1)
     w = ember.sqrt((x2 - x1) ** 2 + (y2 - y1) ** 2)
-    h = ember.sqrt((x4 - x1) ** 2 + (y4 - y1) ** 2)
-    r = ember.atan2(y1 - y2, x2 - x1) * (180.0 / math.pi)
+    h = ember.sqrt((x3 - x2) ** 2 + (y3 - y2) ** 2)
+    r = ember.atan2(y1 - y2, x2 - x1) / math.pi * 180.0
     return ember.stack([x1, y1, w, h, r], dim=-1)
 
 
 def _xywhr_to_cxcywhr(b):
     x1, y1, w, h, r = b.unbind(-1)
-    rad = r * (math.pi / 180.0)
+    rad = _radians(r)
     cos, sin = ember.cos(rad), ember.sin(rad)
     cx = x1 + w / 2 * cos + h / 2 * sin
     cy = y1 - w / 2 * sin + h / 2 * cos
@@ -208,7 +217,7 @@ def _xywhr_to_cxcywhr(b):
 
 def _cxcywhr_to_xywhr(b):
     cx, cy, w, h, r = b.unbind(-1)
-    rad = r * (math.pi / 180.0)
+    rad = _radians(r)
     cos, sin = ember.cos(rad), ember.sin(rad)
     x1 = cx - w / 2 * cos - h / 2 * sin
     y1 = cy + w / 2 * sin - h / 2 * cos
@@ -298,7 +307,7 @@ def _clamp_boxes(boxes, format, canvas_size, clamping_mode):
     if clamping_mode is None:
         return boxes.clone()
     if is_rotated_bounding_format(format):
-        return _clamp_rotated_boxes(boxes, format, canvas_size)
+        return _clamp_rotated_boxes(boxes, format, canvas_size, clamping_mode)
     h, w = canvas_size
     dtype = boxes.dtype
     xyxy = _convert_format(boxes if dtype.is_floating_point else boxes.to(ember.float32),
@@ -308,25 +317,107 @@ def _clamp_boxes(boxes, format, canvas_size, clamping_mode):
     return _convert_format(xyxy, BoundingBoxFormat.XYXY, format).to(dtype)
 
 
-def _clamp_rotated_boxes(boxes, format, canvas_size):
+# inf and nan (from vertical edges, parallel lines) are part of the rule, silently as in
+# torchvision
+@np.errstate(divide="ignore", invalid="ignore", over="ignore")
+def _clamp_rotated_boxes(boxes, format, canvas_size, clamping_mode):
     # NOTE [ Clamping rotated boxes ]
-    # A rotated box inside its canvas is left as it is (passing through the corner format,
-    # which normalizes the angle, as torchvision's clamping does). torchvision's soft and hard
-    # clamping of rotated boxes that leave the canvas (an iterative rule moving vertices
-    # along the box's edges) is not implemented: such boxes raise rather than come back
-    # unclamped.
-    h, w = canvas_size
+    # torchvision's rule (0.23 on), followed step by step so that the numbers are its numbers.
+    # The box goes to its four corners and each side of the canvas is handled in turn as the
+    # left one (x = 0), the frame turning a quarter counterclockwise in between. For one side:
+    # the corners are rolled so that the leftmost comes first (ties to the lowest y; torchvision
+    # rolls them once more after the step and keeps that order), the four edges are written as
+    # lines y = a x + b, and their intercepts b at x = 0 are moved, the slopes kept. "soft"
+    # keeps the smallest box of the same angle around the part inside the canvas; "hard" the
+    # largest inside it; either way no intercept passes those of the unclamped box. The new
+    # corners are where consecutive edges meet. An axis-aligned box only has its left x clamped
+    # to 0; a box wholly left of the canvas, or flat, collapses to a point (zeros in that
+    # step's frame).
+    if clamping_mode is None:
+        return boxes.clone()
     corners = _convert_format(_as_float(boxes), format, BoundingBoxFormat.XYXYXYXY)
-    xs, ys = corners[..., 0::2], corners[..., 1::2]
-    tol = 1e-4
-    inside = bool(((xs >= -tol) & (xs <= w + tol) & (ys >= -tol) & (ys <= h + tol)).all())
-    if not inside:
-        raise ValueError(
-            "embervision cannot clamp rotated bounding boxes that reach outside their canvas "
-            f"{tuple(canvas_size)} (torchvision's soft/hard clamping of rotated boxes is not "
-            "implemented); create the BoundingBoxes with clamping_mode=None to keep them "
-            "unclamped.")
-    return _convert_format(corners, BoundingBoxFormat.XYXYXYXY, format).to(boxes.dtype)
+    corners = corners.reshape(-1, 4, 2)
+    x, y = corners[..., 0], corners[..., 1]  # (N, 4): the corners in order
+    x0, y0 = x, y  # the unclamped box, moved along
+    height, width = canvas_size
+    for _ in range(4):
+        start = _leftmost_corner(x, y)
+        x, y, x0, y0 = (_roll_corners(t, start) for t in (x, y, x0, y0))
+        x, y = _clamp_to_left_side(x, y, y0 - _edge_slopes(x0, y0) * x0, (height, width),
+                                   clamping_mode)
+        x, y, x0, y0 = (_roll_corners(t, start) for t in (x, y, x0, y0))
+        x, y, x0, y0 = y, width - x, y0, width - x0
+        height, width = width, height
+    corners = ember.stack([x, y], dim=-1).reshape(-1, 8)
+    out = _convert_format(corners, BoundingBoxFormat.XYXYXYXY, format)
+    return out.reshape(boxes.shape).to(boxes.dtype)
+
+
+def _leftmost_corner(x, y):
+    """The index of each box's leftmost corner (of the lowest y among equals)."""
+    key = y / y.abs().amax(1, keepdim=True) + (x / x.abs().amax(1, keepdim=True)) * 100
+    return key.argmin(1)
+
+
+def _roll_corners(t, start):
+    """``t[:, (start + i) % 4]`` for i = 0..3: each box's corners from ``start`` on."""
+    order = (start.unsqueeze(1) + ember.arange(4, device=t.device)) % 4
+    return t.gather(1, order)
+
+
+def _edge_slopes(x, y):
+    """The slope of each edge, corner i to corner i + 1."""
+    return (y.roll(-1, 1) - y) / (x.roll(-1, 1) - x)
+
+
+def _clamp_to_left_side(x, y, b_unclamped, canvas_size, clamping_mode):
+    """One side of NOTE [ Clamping rotated boxes ]: ``x``, ``y`` (N, 4) with the leftmost
+    corner first; ``b_unclamped`` the unclamped box's intercepts, in the same order."""
+    a = _edge_slopes(x, y)
+    b = _clamped_intercepts(a, y - a * x, b_unclamped, canvas_size, clamping_mode)
+    # corner i is where edges i - 1 and i meet
+    met_x = -(b - b.roll(1, 1)) / (a - a.roll(1, 1))
+    met_y = a * met_x + b
+    x1, x2, x3, x4 = x.unbind(1)
+    y1, y2, y3, y4 = y.unbind(1)
+    met = (x1 < 0) & ~(met_x.isnan().any(1) | met_y.isnan().any(1))
+    axis_aligned = ember.isclose(y1, y2) | ember.isclose(y3, y4)
+    degenerate = ((x <= 0).all(1) | ember.isclose(y1, y4) | ember.isclose(y2, y3)
+                  | (axis_aligned & ember.isclose(x1, x2)))
+    x_aligned = ember.stack([x1.clamp(min=0), x2, x3, x4.clamp(min=0)], dim=1)
+    new_x = ember.where(met.unsqueeze(1), met_x, x)
+    new_y = ember.where(met.unsqueeze(1), met_y, y)
+    new_x = ember.where(axis_aligned.unsqueeze(1), x_aligned, new_x)
+    new_y = ember.where(axis_aligned.unsqueeze(1), y, new_y)
+    zero = ember.zeros((), dtype=x.dtype, device=x.device)
+    return (ember.where(degenerate.unsqueeze(1), zero, new_x),
+            ember.where(degenerate.unsqueeze(1), zero, new_y))
+
+
+def _clamped_intercepts(a, b, b_unclamped, canvas_size, clamping_mode):
+    """The edges' intercepts at x = 0 moved by the soft or hard rule (edge 1 and edge 4 meet
+    at the leftmost corner)."""
+    height, width = canvas_size
+    a1, a2, a3, a4 = a.unbind(1)
+    b1, b2, b3, b4 = b.unbind(1)
+    m1, m2, m3, m4 = b_unclamped.unbind(1)
+    first = b2.clamp(b1, b3).clamp(0, height)
+    last = b3.clamp(b2, b4).clamp(0, height)
+    if clamping_mode == "hard":
+        # the two edges through the leftmost corner meet the side at one point, and the
+        # other two are pulled in until every corner is inside the canvas
+        first = (first + last) / 2
+        second = ember.stack([first * a2 / a1, b3 * a2 / a3, (a1 - a2) * width + first,
+                              (a3 - a2) * width + b3], dim=1).amax(1).clamp(max=b2)
+        third = ember.stack([height * (1 - a3 / a4) + first * a3 / a4,
+                             height * (1 - a3 / a2) + second * a3 / a2,
+                             (a2 - a3) * width + second, (a4 - a3) * width + first],
+                            dim=1).amin(1).clamp(min=b3)
+        # torchvision's first and last intercepts are one tensor from here, clamped twice
+        last = first = first.clamp(m1, m3).clamp(m2, m4)
+    else:
+        first, second, third, last = first.clamp(m1, m3), b2, b3, last.clamp(m2, m4)
+    return ember.stack([first, second.clamp(m2, m4), third.clamp(m1, m3), last], dim=1)
 
 
 def _as_float(t):
@@ -342,7 +433,11 @@ def clamp_bounding_boxes(inpt, format=None, canvas_size=None, clamping_mode="aut
         format (BoundingBoxFormat or str): the format of a plain tensor's boxes.
         canvas_size (tuple of int): ``(height, width)`` for a plain tensor.
         clamping_mode (str or None): ``"soft"``, ``"hard"``, ``None`` (nothing is done) or
-            ``"auto"`` (a BoundingBoxes' own mode; plain tensors must name one).
+            ``"auto"`` (a BoundingBoxes' own mode; plain tensors must name one). Axis-aligned
+            boxes are clamped the same way in both modes. A rotated box keeps its angle:
+            ``"soft"`` gives the smallest box around its part inside the canvas (corners may
+            stay outside), ``"hard"`` the largest box inside both (NOTE [ Clamping rotated
+            boxes ]).
     """
     if clamping_mode is not None and clamping_mode not in ("soft", "hard", "auto"):
         raise ValueError(f"clamping_mode must be soft, hard, auto or None, got {clamping_mode}")
