@@ -20,6 +20,7 @@ Run with torchtext 0.18 + torch 2.3 (an environment of their own):
 import gzip
 import io
 import json
+import os
 import tempfile
 from collections import OrderedDict
 from dataclasses import asdict
@@ -46,7 +47,8 @@ CONFIGS = {
 }
 BUNDLES = ["XLMR_BASE_ENCODER", "XLMR_LARGE_ENCODER", "ROBERTA_BASE_ENCODER",
            "ROBERTA_LARGE_ENCODER", "ROBERTA_DISTILLED_ENCODER"]
-TEXTS = ["Hello world", "How are you!", "hello hello world, world", "hello " * 300]
+TEXTS = ["Hello world", "How are you!", "hello hello world, world", "hello " * 300,
+         "  How   are you  ", "hello\tworld\nHELLO", ""]
 CORPUS = ["hello world", "how are you", "hello there, how is the world", "you are here",
           "the world is round", "where are you now", "hello again world"] * 20
 
@@ -112,14 +114,61 @@ def bytes_to_unicode_table():
     return T.bytes_to_unicode()
 
 
+def varint(n):
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def read_varint(data, i):
+    """The varint at ``data[i:]`` and the index after it."""
+    value, shift = 0, 0
+    while True:
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        i, shift = i + 1, shift + 7
+        if byte < 0x80:
+            return value, i
+
+
+def identity_normalizer(model):
+    """The SentencePiece model with its normalizer (field 3 of ModelProto: NFKC and a 240 kB
+    compiled character map) replaced by the identity one, keeping the dummy prefix and the
+    whitespace handling: the test data stays small."""
+    out, i = bytearray(), 0
+    while i < len(model):
+        start = i
+        key, i = read_varint(model, i)
+        if key & 7 == 0:
+            _, i = read_varint(model, i)
+        elif key & 7 == 2:
+            length, i = read_varint(model, i)
+            i += length
+        else:
+            raise ValueError(f"unexpected wire type {key & 7} in the SentencePiece model")
+        if key >> 3 != 3:
+            out += model[start:i]
+    spec = b"\x0a\x08identity" + b"\x18\x01\x20\x01\x28\x01"
+    return bytes(out) + b"\x1a" + varint(len(spec)) + spec
+
+
 def write_assets(folder):
     """A tiny unigram SentencePiece model, tiny GPT-2 BPE files, and the two vocabularies
     built from them the way fairseq's dictionaries are laid out (<s>, <pad>, </s>, <unk>)."""
     corpus = folder / "corpus.txt"
     corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
-    generate_sp_model(str(corpus), vocab_size=28, model_type="unigram",
-                      model_prefix=str(folder / "spm"))
-    sp = T.SentencePieceTokenizer(str(folder / "spm.model"))
+    here = os.getcwd()
+    os.chdir(folder)  # relative paths: the model records its input's path
+    try:
+        generate_sp_model("corpus.txt", vocab_size=28, model_type="unigram", model_prefix="spm")
+    finally:
+        os.chdir(here)
+    model = folder / "spm.model"
+    model.write_bytes(identity_normalizer(model.read_bytes()))
+    sp = T.SentencePieceTokenizer(str(model))
     pieces = [sp.sp_model.IdToPiece(i) for i in range(sp.sp_model.GetPieceSize())][3:]
     specials = ["<s>", "<pad>", "</s>", "<unk>"]
     xlmr_vocab = make_vocab(OrderedDict((p, 1) for p in specials + pieces[:-5]))
