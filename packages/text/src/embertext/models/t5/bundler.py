@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from embertext._download_hooks import _TEXT_BUCKET, load_state_dict_from_url  # noqa: F401 (was here)
+# load_state_dict_from_url was defined here before embertext._download_hooks
+from embertext._download_hooks import _TEXT_BUCKET, load_state_dict_from_url  # noqa: F401
 from embertext.models._bundle import check_pretrained, read_checkpoint
 from embertext.models.bert import _read_weights
 from embertext.models.t5.model import T5Conf, T5Model
