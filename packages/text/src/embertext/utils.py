@@ -167,9 +167,21 @@ def extract_archive(from_path, to_path=None, overwrite=False):
 
 def get_asset_local_path(asset_path, overwrite=False):
     """A local path for an asset: the path itself if the file exists, else the URL is
-    downloaded into embertext's cache folder."""
+    downloaded into embertext's cache folder (``<EMBER_HOME>/text``; offline, a RuntimeError
+    says where to put the file)."""
     if os.path.exists(asset_path):
         return asset_path
     if "://" not in asset_path:
         raise FileNotFoundError(f"no such file: {asset_path}")
-    return download_from_url(asset_path, root=_CACHE_DIR, overwrite=overwrite)
+    try:
+        return download_from_url(asset_path, root=_CACHE_DIR, overwrite=overwrite)
+    except OSError as error:
+        raise _offline_error(asset_path, error, _CACHE_DIR) from error
+
+
+def _offline_error(url, error, folder, file_name=None):
+    """The RuntimeError of a download that failed (``error``): it says where to put the
+    file by hand, ``folder/<file_name or the URL's file name>``."""
+    name = file_name or os.path.basename(url.split("?")[0])
+    path = os.path.join(os.path.abspath(folder), name)
+    return RuntimeError(f"Could not download {url} ({error}). Offline, put the file at {path}.")

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-import ember
-from ember import hub
+# load_state_dict_from_url was defined here before embertext._download_hooks
+from embertext._download_hooks import _TEXT_BUCKET, load_state_dict_from_url  # noqa: F401
+from embertext.models._bundle import check_pretrained, read_checkpoint
 from embertext.models.bert import _read_weights
 from embertext.models.t5.model import T5Conf, T5Model
 from embertext.models.t5_transform import T5Transform
@@ -27,27 +28,6 @@ __all__ = ["T5Bundle", "T5_SMALL_ENCODER", "T5_SMALL", "T5_SMALL_GENERATION", "T
            "FLAN_T5_XXL_GENERATION"]
 
 logger = logging.getLogger(__name__)
-
-_TEXT_BUCKET = "https://download.pytorch.org/models/text/"
-
-
-def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True,
-                             check_hash=False, file_name=None, weights_only=True):
-    """torchtext's checkpoint download: ``url`` into ``model_dir``
-    (``<hub dir>/checkpoints``) unless it is there, then loaded; a local path is loaded as
-    it is. Offline, the error says where to put the file."""
-    if os.path.exists(url):
-        return ember.load(url, map_location=map_location, weights_only=weights_only)
-    if model_dir is None:
-        model_dir = os.path.join(hub.get_dir(), "checkpoints")
-    try:
-        return hub.load_state_dict_from_url(url, model_dir=model_dir, map_location=map_location,
-                                            progress=progress, check_hash=check_hash,
-                                            file_name=file_name, weights_only=weights_only)
-    except OSError as error:
-        name = file_name or os.path.basename(url.split("?")[0])
-        raise RuntimeError(f"Could not download {url} ({error}). Offline, put the file at "
-                           f"{os.path.join(model_dir, name)}.") from error
 
 
 @dataclass
@@ -78,13 +58,7 @@ class T5Bundle:
             dl_kwargs (dict, optional): passed to the download (``model_dir``,
                 ``progress``, ``check_hash``, ``file_name``, ``map_location``).
         """
-        if load_weights and self._path is None:
-            raise AssertionError("load_weights cannot be True. The pre-trained model weights "
-                                 "are not available for the current object")
-        if freeze_model and (not load_weights or not self._path):
-            logger.warning("The model is not loaded with pre-trained weights. Setting "
-                           "freeze_model to True will hinder model from learning appropriate "
-                           "weights.")
+        check_pretrained(self._path, load_weights, freeze_model, "model", logger)
         return T5Bundle.build_model(config=self._config, freeze_model=freeze_model,
                                     checkpoint=self._path if load_weights else None,
                                     strict=True, dl_kwargs=dl_kwargs)
@@ -96,15 +70,7 @@ class T5Bundle:
         state dict; it may hold the encoder's weights only) with ``strict``."""
         model = T5Model(config, freeze_model)
         if checkpoint is not None:
-            if isinstance(checkpoint, dict):
-                state_dict = checkpoint
-            elif isinstance(checkpoint, (str, os.PathLike)):
-                state_dict = load_state_dict_from_url(os.fspath(checkpoint),
-                                                      **(dl_kwargs or {}))
-            else:
-                raise TypeError("checkpoint must be of type `str` or `Dict[str, Tensor]` but "
-                                f"got {type(checkpoint)}")
-            model.load_state_dict(state_dict, strict=strict)
+            model.load_state_dict(read_checkpoint(checkpoint, dl_kwargs), strict=strict)
         return model
 
     @staticmethod

@@ -1,5 +1,7 @@
 """RoBERTa (Liu et al., 2019) and XLM-R with the module names of Hugging Face
-`transformers`: BERT's encoder, positions counted from the padding index, its own heads."""
+`transformers` (``transformers.models.roberta.modeling_roberta``): BERT's encoder, positions
+counted from the padding index, its own heads. torchtext's layout is
+:mod:`embertext.models.roberta` (``embertext.models.RobertaModel``)."""
 
 from dataclasses import dataclass
 
@@ -53,6 +55,7 @@ class RobertaModel(BertModel):
 
     Examples::
 
+        >>> from embertext.models.roberta.modeling_roberta import RobertaModel
         >>> model = RobertaModel.from_pretrained("roberta-base/")
         >>> model(ember.tensor([[0, 31414, 232, 2]])).last_hidden_state.shape
     """
