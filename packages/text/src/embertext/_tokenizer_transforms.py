@@ -6,6 +6,7 @@ import re
 
 from ember import nn
 from embertext import functional as F
+from embertext._jit import NotJitable
 from embertext.tokenizers import _kernels, _unicode, decoders, models, normalizers, pre_tokenizers
 from embertext.tokenizers._piece import Piece
 from embertext.tokenizers._tokenizer import Tokenizer
@@ -36,7 +37,7 @@ def _apply(transform, input, return_tokens):
     raise TypeError("Input type not supported")
 
 
-class GPT2BPETokenizer(nn.Module):
+class GPT2BPETokenizer(NotJitable, nn.Module):
     r"""GPT-2's byte-level BPE tokenizer, from its ``encoder.json`` and ``vocab.bpe``.
 
     Args:
@@ -113,7 +114,7 @@ def _clip_pattern():
         rf"|(?:[^{space}\w]|_)+", re.IGNORECASE)
 
 
-class CLIPTokenizer(nn.Module):
+class CLIPTokenizer(NotJitable, nn.Module):
     r"""CLIP's byte-level BPE tokenizer (lowercased text, ``</w>`` ends a word).
 
     Args:
@@ -274,7 +275,7 @@ class CharBPETokenizer(nn.Module):
         raise TypeError("Input type not supported")
 
 
-class BERTTokenizer(nn.Module):
+class BERTTokenizer(NotJitable, nn.Module):
     r"""BERT's tokenizer from a ``vocab.txt``: BERT's basic tokenization (control characters
     out, CJK ideographs apart, lowercasing and accent stripping, punctuation apart), then
     WordPiece with ``[UNK]`` and 100 characters a word at most.
@@ -282,7 +283,8 @@ class BERTTokenizer(nn.Module):
     Args:
         vocab_path (str): the vocabulary, one token a line.
         do_lower_case (bool): lowercase. Default: ``True``.
-        strip_accents (bool, optional): strip accents; ``None`` follows ``do_lower_case``.
+        strip_accents (bool, optional): strip accents when not lowercasing (lowercasing always
+            strips them); as in torchtext, any value but ``None`` strips them, ``False`` too.
         return_tokens (bool): return tokens instead of ids (as strings). Default: ``False``.
         never_split (list of str, optional): whitespace-separated tokens kept whole (not
             lowercased, not split at punctuation).
@@ -299,9 +301,11 @@ class BERTTokenizer(nn.Module):
         super().__init__()
         self._model = models.WordPiece.from_file(get_asset_local_path(vocab_path))
         self._clean = normalizers.BertNormalizer(lowercase=False, strip_accents=False)
+        # As torchtext's: lowercasing strips the accents, and so does any strip_accents given
+        # (False too) without it.
         self._fold = normalizers.BertNormalizer(
             clean_text=False, handle_chinese_chars=False, lowercase=do_lower_case,
-            strip_accents=do_lower_case if strip_accents is None else strip_accents)
+            strip_accents=do_lower_case or strip_accents is not None)
         self._never_split = set(never_split or [])
         self._return_tokens = return_tokens
         self._vocab_path = vocab_path

@@ -7,6 +7,7 @@ import ember
 from ember import nn
 from ember.nn import functional as nnF
 from embertext import functional as F
+from embertext._jit import NotJitable
 from embertext._tokenizer_transforms import (
     BERTTokenizer,
     CharBPETokenizer,
@@ -194,11 +195,26 @@ class PadTransform(nn.Module):
 class StrToIntTransform(nn.Module):
     r"""String tokens to ints: see :func:`embertext.functional.str_to_int`."""
 
+    def __init__(self) -> None:
+        super().__init__()
+
     def forward(self, input):
         return F.str_to_int(input)
 
 
-class RegexTokenizer(nn.Module):
+def get_pairs(word):
+    """The set of adjacent symbol pairs of ``word`` (a tuple of symbols, which are strings
+    of any length): the merge candidates of byte-pair encoding.
+
+    Examples::
+
+        >>> sorted(get_pairs(("h", "e", "l", "l", "o")))
+        [('e', 'l'), ('h', 'e'), ('l', 'l'), ('l', 'o')]
+    """
+    return set(zip(word, word[1:]))
+
+
+class RegexTokenizer(NotJitable, nn.Module):
     r"""Apply regex replacements in order, then split on spaces (empty tokens dropped).
 
     Args:

@@ -19,7 +19,6 @@ class T5Transform(nn.Module):
         max_seq_len (int): the most ids kept of each text (before the end-of-sequence id).
         eos_idx (int): the end-of-sequence id.
         padding_idx (int): the padding id.
-        overwrite_local_model_path (bool): download the model again if it is in the cache.
 
     Examples::
 
@@ -27,11 +26,9 @@ class T5Transform(nn.Module):
         >>> transform(["hello world", "attention is all you need!"])
     """
 
-    def __init__(self, sp_model_path, max_seq_len, eos_idx, padding_idx,
-                 overwrite_local_model_path=True):
+    def __init__(self, sp_model_path, max_seq_len, eos_idx, padding_idx):
         super().__init__()
-        self.sp_model = load_sp_model(get_asset_local_path(
-            sp_model_path, overwrite=overwrite_local_model_path))
+        self.sp_model = load_sp_model(get_asset_local_path(sp_model_path))
         self.max_seq_len = max_seq_len
         self.eos_idx = eos_idx
         self.padding_idx = padding_idx

@@ -127,16 +127,26 @@ class T5Model(nn.Module):
         return [tuple(state.index_select(0, beam_idx.to(state.device)) for state in layer)
                 for layer in past]
 
-    def prepare_inputs_for_generation(self, input_ids, encoder_outputs,
+    def prepare_inputs_for_generation(self, input_ids, encoder_outputs=None,
                                       encoder_padding_mask=None, past=None,
-                                      return_past_key_values=True):
-        """The keyword arguments of :meth:`forward` for the next decoding step (only the
-        last token when ``past`` holds the earlier ones)."""
-        if past is not None:
+                                      return_past_key_values=True, model_kwargs=None):
+        """The keyword arguments of :meth:`forward` for the next decoding step: those given
+        (or ``model_kwargs``, updated in place) and ``decoder_tokens``, only the last token
+        when the earlier ones are cached (``past``, or ``model_kwargs["past"]``)."""
+        if model_kwargs is None:
+            if encoder_outputs is None:
+                raise ValueError("encoder_outputs is needed when model_kwargs is not given")
+            model_kwargs = {"encoder_outputs": encoder_outputs,
+                            "encoder_padding_mask": encoder_padding_mask,
+                            "past_key_values": past,
+                            "return_past_key_values": return_past_key_values}
+        # torchtext's generation loop keeps the cache in model_kwargs["past"]. (torchtext looks
+        # only there, so a ``past`` given as an argument would not cut the tokens: with it the
+        # next forward fails; here it cuts them.)
+        if past is not None or model_kwargs.get("past") is not None:
             input_ids = input_ids[:, -1:]
-        return {"decoder_tokens": input_ids, "encoder_outputs": encoder_outputs,
-                "past_key_values": past, "encoder_padding_mask": encoder_padding_mask,
-                "return_past_key_values": return_past_key_values}
+        model_kwargs["decoder_tokens"] = input_ids
+        return model_kwargs
 
     def get_encoder(self):
         return self.encoder
