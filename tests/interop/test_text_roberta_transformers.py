@@ -1,5 +1,5 @@
-"""embertext.models.roberta against Hugging Face `transformers` (small random models saved by
-transformers, loaded with strict=True)."""
+"""embertext.models.roberta.modeling_roberta against Hugging Face `transformers` (small random
+models saved by transformers, loaded with strict=True)."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ pytest.importorskip("embertext")  # the interop session of CI has only ember
 transformers = pytest.importorskip("transformers")
 
 import ember  # noqa: E402
-from embertext.models import (  # noqa: E402
+from embertext.models.roberta.modeling_roberta import (  # noqa: E402
     RobertaForMaskedLM,
     RobertaForSequenceClassification,
     RobertaModel,

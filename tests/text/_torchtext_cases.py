@@ -88,6 +88,27 @@ def fixture_spm_unigram(tt, tmp):
     return Path(prefix + ".model").read_bytes()
 
 
+@fixture
+def fixture_vocab_pt(tt, tmp):
+    """torch.save of a torchtext Vocab with a default index, as the bundles' *.vocab.pt."""
+    import torch
+
+    vocab = tt.vocab.build_vocab_from_iterator(TOKENS, specials=["<unk>"])
+    vocab.set_default_index(0)
+    path = os.path.join(tmp, "vocab.pt")
+    torch.save(vocab, path)
+    return Path(path).read_bytes()
+
+
+@fixture
+def fixture_vocab_pt_no_default(tt, tmp):
+    import torch
+
+    path = os.path.join(tmp, "vocab.pt")
+    torch.save(tt.vocab.build_vocab_from_iterator(TOKENS), path)
+    return Path(path).read_bytes()
+
+
 def fixture_path(fixtures, name, tmp):
     path = os.path.join(tmp, name + ".model")
     Path(path).write_bytes(fixtures[name])
@@ -684,6 +705,98 @@ def case_roberta_forward(tt, torch, tmp, fixtures):
     tokens = torch.tensor([[0, 5, 7, 9, 2], [0, 4, 2, 1, 1]])
     encoder = model.encoder
     return [model(tokens), encoder(tokens), encoder(tokens, masked_tokens=tokens.eq(1))]
+
+
+@case
+def case_roberta_forward_no_grad(tt, torch, tmp, fixtures):
+    # without grad, torch takes its nested-tensor path: padded positions come out as zeros
+    model = _small_roberta(tt, head=True)
+    _fill_state(torch, model)
+    model.eval()
+    tokens = torch.tensor([[0, 5, 7, 9, 2], [0, 4, 2, 1, 1]])
+    with torch.no_grad():
+        return [model(tokens), model.encoder(tokens)]
+
+
+@case
+def case_roberta_all_layers(tt, torch, tmp, fixtures):
+    encoder = tt.models.roberta.modules.TransformerEncoder(
+        vocab_size=30, embedding_dim=16, padding_idx=1, max_seq_len=20, num_encoder_layers=2,
+        num_attention_heads=2, ffn_dimension=32, dropout=0.0, normalize_before=True,
+        return_all_layers=True)
+    _fill_state(torch, encoder)
+    encoder.eval()
+    tokens = torch.tensor([[0, 5, 7, 2], [0, 4, 1, 1]])
+    # (not max_positions(): torchtext's reads a missing attribute and raises)
+    return [encoder(tokens), encoder.positional_embedding._make_positions(tokens, 1)]
+
+
+@case
+def case_roberta_old_checkpoint_names(tt, torch, tmp, fixtures):
+    old_names = {"self_attn.in_proj_weight": "attention.input_projection.weight",
+                 "self_attn.out_proj.bias": "attention.output_projection.bias",
+                 "linear1.weight": "residual_mlp.mlp.0.weight",
+                 "norm2.bias": "final_layer_norm.bias"}
+    source = _small_roberta(tt, head=False)
+    _fill_state(torch, source)
+    state = {}
+    for key, value in source.state_dict().items():
+        for new, old in old_names.items():
+            key = key.replace(f"layers.layers.0.{new}", f"layers.0.{old}")
+        state[key] = value
+    target = _small_roberta(tt, head=False)
+    result = target.load_state_dict(state, strict=True)
+    target.eval()
+    tokens = torch.tensor([[0, 5, 7, 2]])
+    return [sorted(k for k in state if "layers.0." in k and "layers.layers" not in k),
+            list(result.missing_keys), list(result.unexpected_keys), target(tokens)]
+
+
+@case
+def case_roberta_bundle_build_model(tt, torch, tmp, fixtures):
+    source = _small_roberta(tt, head=True)
+    _fill_state(torch, source)
+    checkpoint = dict(source.state_dict())
+    conf = source.encoder.transformer.token_embedding.weight.shape
+    encoder_conf = tt.models.RobertaEncoderConf(
+        vocab_size=conf[0], embedding_dim=16, ffn_dimension=32, padding_idx=1, max_seq_len=20,
+        num_attention_heads=2, num_encoder_layers=2, dropout=0.0)
+    tokens = torch.tensor([[0, 5, 7, 2]])
+    out = []
+    for override in (False, True):
+        head = tt.models.RobertaClassificationHead(num_classes=3, input_dim=16)
+        with torch.no_grad():
+            for p in head.parameters():
+                p.fill_(0.25)
+        model = tt.models.RobertaBundle.build_model(
+            encoder_conf, head=head, checkpoint=dict(checkpoint),
+            override_checkpoint_head=override)
+        model.eval()
+        out.append(model(tokens))
+    encoder_only = {k: v for k, v in checkpoint.items() if not k.startswith("head.")}
+    head = tt.models.RobertaClassificationHead(num_classes=3, input_dim=16)
+    with torch.no_grad():
+        for p in head.parameters():
+            p.fill_(-0.5)
+    model = tt.models.RobertaBundle.build_model(encoder_conf, head=head,
+                                                checkpoint=encoder_only, strict=True)
+    model.eval()
+    out.append(model(tokens))
+    bundle = tt.models.RobertaBundle(_encoder_conf=encoder_conf)
+    out.append(vars(bundle.encoderConf))
+    return out
+
+
+@case
+def case_roberta_bundle_without_weights(tt, torch, tmp, fixtures):
+    return tt.models.RobertaBundle(_encoder_conf=tt.models.RobertaEncoderConf()).get_model()
+
+
+@case
+def case_roberta_bad_checkpoint(tt, torch, tmp, fixtures):
+    return tt.models.RobertaBundle.build_model(tt.models.RobertaEncoderConf(
+        vocab_size=10, embedding_dim=8, ffn_dimension=8, num_attention_heads=2,
+        num_encoder_layers=1), checkpoint=3)
 
 
 def _small_t5(tt, torch, **overrides):

@@ -98,7 +98,8 @@ def test_classifier_trains():
 
 @ember.no_grad()
 def test_roberta_positions_skip_padding_and_keys():
-    from embertext.models import RobertaConfig, RobertaForMaskedLM, RobertaModel
+    from embertext.models import RobertaConfig, RobertaForMaskedLM
+    from embertext.models.roberta.modeling_roberta import RobertaModel
 
     config = RobertaConfig(vocab_size=40, hidden_size=8, num_hidden_layers=1,
                            num_attention_heads=2, intermediate_size=16,

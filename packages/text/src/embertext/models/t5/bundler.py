@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-import ember
-from ember import hub
+from embertext.models._download import _TEXT_BUCKET, load_state_dict_from_url
 from embertext.models.bert import _read_weights
 from embertext.models.t5.model import T5Conf, T5Model
 from embertext.models.t5_transform import T5Transform
@@ -27,28 +26,6 @@ __all__ = ["T5Bundle", "T5_SMALL_ENCODER", "T5_SMALL", "T5_SMALL_GENERATION", "T
            "FLAN_T5_XXL_GENERATION"]
 
 logger = logging.getLogger(__name__)
-
-_TEXT_BUCKET = "https://download.pytorch.org/models/text/"
-
-
-def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True,
-                             check_hash=False, file_name=None, weights_only=True):
-    """torchtext's checkpoint download: ``url`` into ``model_dir``
-    (``<hub dir>/checkpoints``) unless it is there, then loaded; a local path is loaded as
-    it is. Offline, the error says where to put the file."""
-    if os.path.exists(url):
-        return ember.load(url, map_location=map_location, weights_only=weights_only)
-    if model_dir is None:
-        model_dir = os.path.join(hub.get_dir(), "checkpoints")
-    try:
-        return hub.load_state_dict_from_url(url, model_dir=model_dir, map_location=map_location,
-                                            progress=progress, check_hash=check_hash,
-                                            file_name=file_name, weights_only=weights_only)
-    except OSError as error:
-        name = file_name or os.path.basename(url.split("?")[0])
-        raise RuntimeError(f"Could not download {url} ({error}). Offline, put the file at "
-                           f"{os.path.join(model_dir, name)}.") from error
-
 
 @dataclass
 class T5Bundle:
@@ -239,10 +216,8 @@ for _size, (_file, _dims) in _T5_SIZES.items():
             **_flags, **_dims)
 for _size, (_file, _dims) in _FLAN_SIZES.items():
     for _kind, (_suffix, _flags, _what) in _KINDS.items():
-        # torchtext 0.18 publishes FLAN_T5_LARGE_GENERATION with the encoder's file name.
-        _name = ".encoder" if (_size, _kind) == ("LARGE", "_GENERATION") else _suffix
         BUNDLES[f"FLAN_T5_{_size}{_kind}"] = _bundle(
-            f"t5.flan.{_file}{_name}.pt",
+            f"t5.flan.{_file}{_suffix}.pt",
             f"Flan-T5 {_file} (Chung et al., 2022, instruction-finetuned T5 v1.1), {_what}.",
             feed_forward_proj="gated-gelu", **_flags, **_dims)
 
