@@ -412,6 +412,41 @@ def case_sentencepiece_tokenizer_transform(tt, torch, tmp, fixtures):
     return [transform(CORPUS[0]), transform(CORPUS[1:3])]
 
 
+@case
+def case_t5_transform(tt, torch, tmp, fixtures):
+    transform = tt.models.T5Transform(fixture_path(fixtures, "spm_unigram", tmp), max_seq_len=6,
+                                      eos_idx=2, padding_idx=0)
+    ids = transform(["the quick fox", "a stitch in time saves nine"])
+    single = transform("the dog")
+    return [ids, single, transform.decode(ids.tolist()), transform.decode(single.tolist())]
+
+
+@case
+def case_gpt2_add_special_tokens(tt, torch, tmp, fixtures):
+    encoder_path, bpe_path = _gpt2_files(tmp)
+    tokenizer = tt.transforms.GPT2BPETokenizer(encoder_path, bpe_path, return_tokens=True)
+    added = tokenizer.add_special_tokens({"unk_token": "<|endoftext|>",
+                                         "additional_special_tokens": ["<sep>", "<cls>"]})
+    # the same tokens for both: torchtext's added tokens leak into its other GPT-2 tokenizers
+    ids = tt.transforms.GPT2BPETokenizer(encoder_path, bpe_path)
+    ids_added = ids.add_special_tokens({"unk_token": "<|endoftext|>",
+                                        "additional_special_tokens": ["<sep>", "<cls>"]})
+    texts = ["hello<sep>world <cls>", "<|endoftext|>hello", "hello  <sep>  world",
+             "hello\n<sep>\nworld", "a <sep><cls> b", "<sep>"]
+    again = tokenizer.add_special_tokens({"additional_special_tokens": ["<sep>", "<new>"]})
+    return [added, [tokenizer(t) for t in texts], ids_added, [ids(t) for t in texts], again,
+            tokenizer("x <new> <sep>y"),
+            [ids.decode(ids(t)) for t in ["hello <sep> world", "<sep>hello", "hello<sep>",
+                                          "<sep><cls>", "a  <sep>  b", "x<sep>\ny", ""]]]
+
+
+@case
+def case_gpt2_add_special_tokens_bad_key(tt, torch, tmp, fixtures):
+    encoder_path, bpe_path = _gpt2_files(tmp)
+    tokenizer = tt.transforms.GPT2BPETokenizer(encoder_path, bpe_path)
+    return tokenizer.add_special_tokens({"weird_token": "<w>"})
+
+
 # A tiny GPT-2 BPE: byte-level symbols (space is "Ġ") and a few merges.
 GPT2_MERGES = ["h e", "l l", "he ll", "hell o", "Ġ w", "o r", "Ġw or", "Ġwor l", "Ġworl d"]
 
@@ -824,6 +859,26 @@ def case_t5_forward(tt, torch, tmp, fixtures):
     decoder_tokens = torch.tensor([[0, 3, 4], [0, 2, 0]])
     out = model(encoder_tokens, decoder_tokens)
     return {k: out[k] for k in ("encoder_output", "decoder_output")}
+
+
+@case
+def case_t5_encoder_only_forward(tt, torch, tmp, fixtures):
+    model = _small_t5(tt, torch, encoder_only=True, linear_head=False)
+    _fill_state(torch, model)
+    model.eval()
+    out = model(torch.tensor([[5, 6, 7, 1], [8, 9, 1, 0]]))
+    return [out["encoder_output"], sorted(k for k, v in out.items() if v is not None)]
+
+
+@case
+def case_t5_bundle_build_model(tt, torch, tmp, fixtures):
+    source = _small_t5(tt, torch)
+    _fill_state(torch, source)
+    conf = source.config if hasattr(source, "config") else None
+    model = tt.models.T5Bundle.build_model(config=conf, checkpoint=dict(source.state_dict()))
+    model.eval()
+    out = model(torch.tensor([[5, 6, 7, 1]]), torch.tensor([[0, 3]]))
+    return [out["decoder_output"], tt.models.T5Bundle(_config=conf).config.embedding_dim]
 
 
 def _bundle_record(bundle):

@@ -65,12 +65,25 @@ class GPT2BPETokenizer(NotJitable, nn.Module):
         self._tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         self._tokenizer.decoder = decoders.ByteLevel()
         self._return_tokens = return_tokens
+        self._special_split = None  # splits text at the added special tokens
+
+    def _pieces(self, text):
+        """``(is_special, text)`` runs of ``text``. As torchtext's, a special token takes one
+        whitespace character on each side with it (``"a <sep> b"`` is ``a``, ``<sep>``,
+        ``b``)."""
+        if self._special_split is None:
+            return [(False, text)]
+        parts = self._special_split.split(text)
+        return [(i % 2 == 1, part) for i, part in enumerate(parts) if part]
 
     def encode_ids(self, text):
-        return self._tokenizer.encode(text).ids
+        return [i for special, part in self._pieces(text) for i in (
+            [self._tokenizer.token_to_id(part)] if special
+            else self._tokenizer.encode(part).ids)]
 
     def tokenize(self, text):
-        return self._tokenizer.encode(text).tokens
+        return [token for special, part in self._pieces(text) for token in (
+            [part] if special else self._tokenizer.encode(part).tokens)]
 
     def _encode(self, text):
         return [str(i) for i in self.encode_ids(text)]
@@ -92,12 +105,27 @@ class GPT2BPETokenizer(NotJitable, nn.Module):
                     f"Key '{key}' is not in the special token list: "
                     f"{self.SPECIAL_TOKENS_ATTRIBUTES}")
             tokens.extend(value if key == "additional_special_tokens" else [value])
-        return self._tokenizer.add_special_tokens(tokens)
+        added = self._tokenizer.add_special_tokens(tokens)
+        self._specials = list(dict.fromkeys([*getattr(self, "_specials", []), *tokens]))
+        alternatives = "|".join(re.escape(t) for t in sorted(self._specials, key=len,
+                                                             reverse=True))
+        self._special_split = re.compile(rf"\s?({alternatives})\s?")
+        return added
 
     def decode(self, tokens):
-        """The text of a list of ids given as strings."""
-        return self._tokenizer.decode([int(token) for token in tokens],
-                                      skip_special_tokens=False)
+        """The text of a list of ids given as strings. As torchtext's, each added special
+        token is its own run of text, and the runs are joined by spaces."""
+        special = {self._tokenizer.token_to_id(t) for t in getattr(self, "_specials", [])}
+        runs, run = [], []
+        for token in map(int, tokens):
+            if token in special:
+                runs += [run, [token]] if run else [[token]]
+                run = []
+            else:
+                run.append(token)
+        if run or not runs:
+            runs.append(run)
+        return " ".join(self._tokenizer.decode(ids, skip_special_tokens=False) for ids in runs)
 
     def forward(self, input):
         return _apply(self, input, self._return_tokens)
