@@ -521,6 +521,68 @@ def case_char_bpe_tokenizer(tt, torch, tmp, fixtures):
             ids.vocab_size]
 
 
+@case
+def case_clip_tokenizer_merges_only(tt, torch, tmp, fixtures):
+    merges = ["h e", "l l", "he ll", "hell o</w>", "w o", "r l", "wo rl", "worl d</w>"]
+    merges_path = write(tmp, "merges.txt", "#version: 0.2\n" + "\n".join(merges) + "\n")
+    out = []
+    for num_merges in (None, 2, 5):
+        tokens = tt.transforms.CLIPTokenizer(merges_path, num_merges=num_merges,
+                                             return_tokens=True)
+        ids = tt.transforms.CLIPTokenizer(merges_path, num_merges=num_merges)
+        out += [tokens("Hello world, it's 2024! <|endoftext|>"), ids("hello world")]
+    return out
+
+
+@case
+def case_char_bpe_options(tt, torch, tmp, fixtures):
+    merges = ["h e", "l l", "he ll", "hell o", "w o"]
+    letters = list("dehlorw!")
+    symbols = ["<unk>", "<s>", *letters, *(c + "@@" for c in letters),
+               *(m.replace(" ", "") for m in merges), "hello@@"]
+    encoder_path = write(tmp, "v.json", json.dumps({s: i for i, s in enumerate(symbols)}))
+    merges_path = write(tmp, "m.txt", "#version: 0.2\n" + "\n".join(merges) + "\n")
+    T = tt.transforms
+    unk = T.CharBPETokenizer(encoder_path, merges_path, unk_token="<unk>")
+    unk_tokens = T.CharBPETokenizer(encoder_path, merges_path, unk_token="<unk>",
+                                    return_tokens=True)
+    suffix = T.CharBPETokenizer(encoder_path, merges_path, return_tokens=True, suffix="@@",
+                                unk_token="<unk>")
+    special = T.CharBPETokenizer(encoder_path, merges_path, return_tokens=True,
+                                 special_tokens=["<s>"], unk_token="<unk>")
+    text = "hello world zz!"
+    return [unk(text), unk_tokens(text), suffix(text), special("<s> hello <s>"),
+            unk.decode(unk(text)), suffix.decode(suffix(text)), unk.encode("hello"),
+            unk_tokens.encode("hello")]
+
+
+@case
+def case_bert_tokenizer_more(tt, torch, tmp, fixtures):
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able", "中", "国",
+             "a", "!", "?", "'", "s", "don", "t", "##s", "x"]
+    path = write(tmp, "vocab.txt", "\n".join(vocab) + "\n")
+    T = tt.transforms
+    plain = T.BERTTokenizer(path, return_tokens=True)
+    keep = T.BERTTokenizer(path, return_tokens=True, never_split=["[CLS]", "[MASK]"])
+    texts = ["unaffable 中国! don't", "[CLS] a [MASK] x?", "x" * 120, "a\u00adb\tx\u3000a",
+             "UNAFFABLE", ""]
+    return [[plain(t) for t in texts], [keep(t) for t in texts]]
+
+
+@case
+def case_label_to_index_unknown(tt, torch, tmp, fixtures):
+    return tt.transforms.LabelToIndex(label_names=["a", "b"])("c")
+
+
+@case
+def case_pad_and_to_tensor_edges(tt, torch, tmp, fixtures):
+    T, F = tt.transforms, tt.functional
+    return [T.PadTransform(4, 9)(torch.zeros(0, dtype=torch.long)),
+            T.PadTransform(2, 0)(torch.tensor([[1, 2, 3]])),
+            F.to_tensor([[], [1]], padding_value=0), F.to_tensor([[7]], padding_value=0),
+            T.ToTensor(padding_value=5)([[1, 2, 3], [], [4]])]
+
+
 # -- torchtext.vocab ------------------------------------------------------------------------
 
 TOKENS = [["b", "a", "c", "a"], ["d", "b", "a"], ["e", "c", "c", "b"], ["f"]]
@@ -621,6 +683,28 @@ def case_vectors_two_dimensional(tt, torch, tmp, fixtures):
 
 
 @case
+def case_vocab_edges(tt, torch, tmp, fixtures):
+    build, v = tt.vocab.build_vocab_from_iterator, tt.vocab.vocab
+    empty = build([], specials=["<unk>"])
+    return [empty.get_itos(), build([[]]).get_itos(),
+            build(TOKENS, min_freq=3, specials=["<pad>"]).get_itos(),
+            v(OrderedDict([("b", 5), ("<unk>", 1), ("a", 3)]), specials=["<unk>"]).get_itos(),
+            v(OrderedDict([("b", 5), ("a", 1)]), min_freq=2, specials=["<unk>"],
+              special_first=False).get_itos(),
+            build([["ü", "é", "ü"], ["日本"]]).get_itos()]
+
+
+@case
+def case_vectors_formats(tt, torch, tmp, fixtures):
+    # a word2vec header line, max_vectors, non-ASCII tokens, a repeated token
+    write(tmp, "w2v.txt", "3 2\nfoo 1 2 3\nbär 4 5 6\nfoo 7 8 9\nbaz 0 0 1\n")
+    full = tt.vocab.Vectors(name="w2v.txt", cache=tmp)
+    write(tmp, "w2v_b.txt", "3 2\nfoo 1 2 3\nbär 4 5 6\nfoo 7 8 9\nbaz 0 0 1\n")
+    short = tt.vocab.Vectors(name="w2v_b.txt", cache=tmp, max_vectors=2)
+    return [full.itos, full.vectors, len(full), short.itos, short.vectors, full["bär"]]
+
+
+@case
 def case_pretrained_aliases(tt, torch, tmp, fixtures):
     return sorted(tt.vocab.pretrained_aliases)
 
@@ -686,6 +770,28 @@ def case_scaled_dot_product(tt, torch, tmp, fixtures):
     masked = sdp(q, k, v, attn_mask=mask)
     bias = sdp(q, k, v, bias_k=_filled(torch, 1, 4, 5), bias_v=_filled(torch, 1, 4, 5))
     return [out, weights, *masked, *bias]
+
+
+@case
+def case_scaled_dot_product_broadcast(tt, torch, tmp, fixtures):
+    # extra leading dimensions broadcast; a (1, L, S) mask broadcasts over the batch*heads
+    sdp = tt.nn.ScaledDotProduct()
+    q, k = _filled(torch, 2, 3, 4, 5), _filled(torch, 2, 6, 4, 5, offset=0.2)
+    mask = torch.zeros(1, 3, 6, dtype=torch.bool)
+    mask[0, 0, 1] = True
+    return [*sdp(q, k, k), *sdp(q, k, k, attn_mask=mask)]
+
+
+@case
+def case_scaled_dot_product_float_mask(tt, torch, tmp, fixtures):
+    q = _filled(torch, 3, 4, 5)
+    return tt.nn.ScaledDotProduct()(q, q, q, attn_mask=torch.zeros(4, 3, 3))
+
+
+@case
+def case_scaled_dot_product_bias_without_value(tt, torch, tmp, fixtures):
+    q = _filled(torch, 3, 4, 5)
+    return tt.nn.ScaledDotProduct()(q, q, q, bias_k=_filled(torch, 1, 4, 5))
 
 
 @case
