@@ -838,12 +838,18 @@ def case_roberta_state_dict(tt, torch, tmp, fixtures):
             _keys_and_shapes(_small_roberta(tt, head=True))]
 
 
-@case
-def case_roberta_forward(tt, torch, tmp, fixtures):
+ROBERTA_TOKENS = [[0, 5, 7, 9, 2], [0, 4, 2, 1, 1]]
+
+
+def _filled_roberta(tt, torch):
     model = _small_roberta(tt, head=True)
     _fill_state(torch, model)
-    model.eval()
-    tokens = torch.tensor([[0, 5, 7, 9, 2], [0, 4, 2, 1, 1]])
+    return model.eval()
+
+
+@case
+def case_roberta_forward(tt, torch, tmp, fixtures):
+    model, tokens = _filled_roberta(tt, torch), torch.tensor(ROBERTA_TOKENS)
     encoder = model.encoder
     return [model(tokens), encoder(tokens), encoder(tokens, masked_tokens=tokens.eq(1))]
 
@@ -851,10 +857,7 @@ def case_roberta_forward(tt, torch, tmp, fixtures):
 @case
 def case_roberta_forward_no_grad(tt, torch, tmp, fixtures):
     # without grad, torch takes its nested-tensor path: padded positions come out as zeros
-    model = _small_roberta(tt, head=True)
-    _fill_state(torch, model)
-    model.eval()
-    tokens = torch.tensor([[0, 5, 7, 9, 2], [0, 4, 2, 1, 1]])
+    model, tokens = _filled_roberta(tt, torch), torch.tensor(ROBERTA_TOKENS)
     with torch.no_grad():
         return [model(tokens), model.encoder(tokens)]
 

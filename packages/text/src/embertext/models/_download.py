@@ -1,9 +1,12 @@
 """The checkpoint download of torchtext's model bundles (T5Bundle, RobertaBundle)."""
 
+import logging
 import os
 
 import ember
 from ember import hub
+
+logger = logging.getLogger("embertext.models")
 
 _TEXT_BUCKET = "https://download.pytorch.org/models/text/"
 
@@ -43,3 +46,15 @@ def cached_file(url, model_dir=None, progress=True, file_name=None):
             raise RuntimeError(f"Could not download {url} ({error}). Offline, put the file at "
                                f"{path}.") from error
     return path
+
+
+def check_weights_request(path, load_weights, freeze, what):
+    """torchtext's checks of ``get_model``: weights asked for where the bundle has none, and
+    ``what`` (the model or the encoder) frozen without pretrained weights."""
+    if load_weights and path is None:
+        raise AssertionError("load_weights cannot be True. The pre-trained model weights are "
+                             "not available for the current object")
+    if freeze and (not load_weights or not path):
+        logger.warning(f"The {what} is not loaded with pre-trained weights. Setting "
+                       f"freeze_{what} to True will hinder {what} from learning appropriate "
+                       "weights.")

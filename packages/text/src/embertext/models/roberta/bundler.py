@@ -6,7 +6,6 @@ offline, put the file there. The transforms read torchtext's own vocabulary file
 (``*.vocab.pt``, pickled torchtext ``Vocab`` objects) with :func:`load_torchtext_vocab`.
 """
 
-import logging
 import os
 import pickle
 import re
@@ -17,14 +16,17 @@ from urllib.parse import urljoin
 import ember
 from ember import nn
 from embertext import transforms as T
-from embertext.models._download import _TEXT_BUCKET, cached_file, load_state_dict_from_url
+from embertext.models._download import (
+    _TEXT_BUCKET,
+    cached_file,
+    check_weights_request,
+    load_state_dict_from_url,
+)
 from embertext.models.roberta.model import RobertaEncoderConf, RobertaModel
 from embertext.vocab.vocab import Vocab, _VocabTable
 
 __all__ = ["RobertaBundle", "XLMR_BASE_ENCODER", "XLMR_LARGE_ENCODER", "ROBERTA_BASE_ENCODER",
            "ROBERTA_LARGE_ENCODER", "ROBERTA_DISTILLED_ENCODER", "load_torchtext_vocab"]
-
-logger = logging.getLogger(__name__)
 
 
 class _PickledState:
@@ -112,13 +114,7 @@ class RobertaBundle:
             dl_kwargs (dict, optional): passed to the download (``model_dir``,
                 ``progress``, ``check_hash``, ``file_name``, ``map_location``).
         """
-        if load_weights and self._path is None:
-            raise AssertionError("load_weights cannot be True. The pre-trained model weights "
-                                 "are not available for the current object")
-        if freeze_encoder and (not load_weights or not self._path):
-            logger.warning("The encoder is not loaded with pre-trained weights. Setting "
-                           "freeze_encoder to True will hinder encoder from learning "
-                           "appropriate weights.")
+        check_weights_request(self._path, load_weights, freeze_encoder, "encoder")
         return RobertaBundle.build_model(
             encoder_conf=self._encoder_conf, head=head if head is not None else self._head,
             freeze_encoder=freeze_encoder, checkpoint=self._path if load_weights else None,
@@ -158,25 +154,27 @@ class RobertaBundle:
         return self._encoder_conf
 
 
-def xlmr_transform(truncate_length):
-    """XLM-R's text transform: SentencePiece pieces, their ids, truncated, between <s> (0)
-    and </s> (2)."""
+def _transform(tokenizer, vocab_file, truncate_length):
+    """Tokens, their ids in the vocabulary, truncated, between <s> (0) and </s> (2)."""
     return T.Sequential(
-        T.SentencePieceTokenizer(urljoin(_TEXT_BUCKET, "xlmr.sentencepiece.bpe.model")),
-        T.VocabTransform(_vocab_from_url(urljoin(_TEXT_BUCKET, "xlmr.vocab.pt"))),
+        tokenizer, T.VocabTransform(_vocab_from_url(urljoin(_TEXT_BUCKET, vocab_file))),
         T.Truncate(truncate_length), T.AddToken(token=0, begin=True),
         T.AddToken(token=2, begin=False))
+
+
+def xlmr_transform(truncate_length):
+    """XLM-R's text transform (SentencePiece pieces)."""
+    return _transform(
+        T.SentencePieceTokenizer(urljoin(_TEXT_BUCKET, "xlmr.sentencepiece.bpe.model")),
+        "xlmr.vocab.pt", truncate_length)
 
 
 def roberta_transform(truncate_length):
-    """RoBERTa's text transform: GPT-2 byte-level BPE, the vocabulary's ids, truncated,
-    between <s> (0) and </s> (2)."""
-    return T.Sequential(
+    """RoBERTa's text transform (GPT-2's byte-level BPE)."""
+    return _transform(
         T.GPT2BPETokenizer(encoder_json_path=urljoin(_TEXT_BUCKET, "gpt2_bpe_encoder.json"),
                            vocab_bpe_path=urljoin(_TEXT_BUCKET, "gpt2_bpe_vocab.bpe")),
-        T.VocabTransform(_vocab_from_url(urljoin(_TEXT_BUCKET, "roberta.vocab.pt"))),
-        T.Truncate(truncate_length), T.AddToken(token=0, begin=True),
-        T.AddToken(token=2, begin=False))
+        "roberta.vocab.pt", truncate_length)
 
 
 _LARGE = dict(embedding_dim=1024, ffn_dimension=4096, num_attention_heads=16,

@@ -5,13 +5,16 @@ Checkpoints are downloaded once into ember's hub cache (``<ember.hub.get_dir()>/
 where ``torch.hub`` keeps torchtext's) and read with the safe loader."""
 
 import json
-import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from embertext.models._download import _TEXT_BUCKET, load_state_dict_from_url
+from embertext.models._download import (
+    _TEXT_BUCKET,
+    check_weights_request,
+    load_state_dict_from_url,
+)
 from embertext.models.bert import _read_weights
 from embertext.models.t5.model import T5Conf, T5Model
 from embertext.models.t5_transform import T5Transform
@@ -24,8 +27,6 @@ __all__ = ["T5Bundle", "T5_SMALL_ENCODER", "T5_SMALL", "T5_SMALL_GENERATION", "T
            "FLAN_T5_LARGE", "FLAN_T5_LARGE_GENERATION", "FLAN_T5_XL_ENCODER",
            "FLAN_T5_XL", "FLAN_T5_XL_GENERATION", "FLAN_T5_XXL_ENCODER", "FLAN_T5_XXL",
            "FLAN_T5_XXL_GENERATION"]
-
-logger = logging.getLogger(__name__)
 
 @dataclass
 class T5Bundle:
@@ -55,13 +56,7 @@ class T5Bundle:
             dl_kwargs (dict, optional): passed to the download (``model_dir``,
                 ``progress``, ``check_hash``, ``file_name``, ``map_location``).
         """
-        if load_weights and self._path is None:
-            raise AssertionError("load_weights cannot be True. The pre-trained model weights "
-                                 "are not available for the current object")
-        if freeze_model and (not load_weights or not self._path):
-            logger.warning("The model is not loaded with pre-trained weights. Setting "
-                           "freeze_model to True will hinder model from learning appropriate "
-                           "weights.")
+        check_weights_request(self._path, load_weights, freeze_model, "model")
         return T5Bundle.build_model(config=self._config, freeze_model=freeze_model,
                                     checkpoint=self._path if load_weights else None,
                                     strict=True, dl_kwargs=dl_kwargs)

@@ -1,0 +1,62 @@
+"""torchtext's RoBERTa bundles' pieces that the recorded cases cannot reach (they download):
+the checkpoint cache lookup and the XLM-R transform on files already in the caches."""
+
+import base64
+import gzip
+import json
+
+import pytest
+
+import ember
+from embertext import utils
+from embertext.models import XLMR_BASE_ENCODER, RobertaBundle, RobertaEncoderConf
+from embertext.models._download import cached_file
+from embertext.models.roberta.bundler import load_torchtext_vocab
+from embertext.tokenizers.sentencepiece import SentencePieceProcessor
+
+from ._torchtext_cases import RECORDING
+
+FIXTURES = json.loads(gzip.decompress(RECORDING.read_bytes()))["fixtures"]
+
+
+def fixture_bytes(name):
+    return base64.b64decode(FIXTURES[name]["bytes"])
+
+
+def test_cached_file(tmp_path):
+    local = tmp_path / "w.pt"
+    local.write_bytes(b"x")
+    assert cached_file(str(local)) == str(local)
+    got = cached_file(local.as_uri(), model_dir=str(tmp_path / "cache"))
+    assert got == str(tmp_path / "cache" / "w.pt") and open(got, "rb").read() == b"x"
+    local.write_bytes(b"changed")  # found in the cache: not downloaded again
+    assert open(cached_file(local.as_uri(), model_dir=str(tmp_path / "cache")), "rb").read() \
+        == b"x"
+    with pytest.raises(RuntimeError, match="Offline, put the file at"):
+        cached_file((tmp_path / "missing.pt").as_uri(), model_dir=str(tmp_path / "cache"))
+
+
+def test_xlmr_transform_from_the_caches(tmp_path, monkeypatch):
+    monkeypatch.setattr(utils, "_CACHE_DIR", str(tmp_path / "text"))
+    (tmp_path / "text").mkdir()
+    model = fixture_bytes("spm_unigram")
+    (tmp_path / "text" / "xlmr.sentencepiece.bpe.model").write_bytes(model)
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path / "hub"))
+    (tmp_path / "hub" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "hub" / "checkpoints" / "xlmr.vocab.pt").write_bytes(fixture_bytes("vocab_pt"))
+    ids = XLMR_BASE_ENCODER.transform()(["the fox", "a b c"])
+    pieces = SentencePieceProcessor(model_proto=model)
+    vocab = load_torchtext_vocab(str(tmp_path / "hub" / "checkpoints" / "xlmr.vocab.pt"))
+    # pieces -> ids (the unknown ones the default index, 0), between <s> (0) and </s> (2)
+    expected = [[0, *vocab(pieces.EncodeAsPieces(t)), 2] for t in ["the fox", "a b c"]]
+    assert ids == expected and any(i not in (0, 2) for i in expected[1])
+
+
+def test_get_model_without_weights_and_freeze_warns(caplog):
+    bundle = RobertaBundle(_encoder_conf=RobertaEncoderConf(
+        vocab_size=20, embedding_dim=8, ffn_dimension=16, num_attention_heads=2,
+        num_encoder_layers=1))
+    with caplog.at_level("WARNING"):
+        model = bundle.get_model(load_weights=False, freeze_encoder=True)
+    assert "freeze_encoder" in caplog.text
+    assert not any(p.requires_grad for p in model.encoder.parameters())
