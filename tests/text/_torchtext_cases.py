@@ -971,6 +971,26 @@ def case_t5_forward(tt, torch, tmp, fixtures):
 
 
 @case
+def case_t5_cached_decoding(tt, torch, tmp, fixtures):
+    model = _small_t5(tt, torch)
+    _fill_state(torch, model)
+    model.eval()
+    encoder_tokens = torch.tensor([[5, 6, 7, 1], [8, 9, 1, 0]])
+    decoder_tokens = torch.tensor([[0, 3, 4], [0, 2, 5]])
+    full = model(encoder_tokens, decoder_tokens)
+    first = model(encoder_tokens, decoder_tokens[:, :2], return_past_key_values=True)
+    step = model(encoder_tokens=encoder_tokens, decoder_tokens=decoder_tokens[:, 2:],
+                 encoder_outputs=first, past_key_values=first["past_key_values"],
+                 return_past_key_values=True)
+    shapes = {k: (list(v.shape) if hasattr(v, "shape") else len(v) if isinstance(v, list)
+                  else None) for k, v in full.items()}
+    return [full["decoder_output"], step["decoder_output"],
+            [[list(t.shape) for t in layer] for layer in step["past_key_values"]], shapes,
+            model.get_decoder() is model.decoder, model.get_encoder() is model.encoder,
+            full["decoder_hidden_states"][0], full["encoder_sa_scores"][0]]
+
+
+@case
 def case_t5_encoder_only_forward(tt, torch, tmp, fixtures):
     model = _small_t5(tt, torch, encoder_only=True, linear_head=False)
     _fill_state(torch, model)
