@@ -399,6 +399,34 @@ def case_regex_tokenizer(tt, torch, tmp, fixtures):
 
 
 @case
+def case_regex_tokenizer_groups(tt, torch, tmp, fixtures):
+    # torchtext runs RE2: groups and \\1 in the replacement, classes, \\b, anchors, Unicode
+    patterns = [(r"(\d+)-(\d+)", r"\2 to \1"), (r"\bthe\b", "THE"), (r"^\s+", ""),
+                (r"[[:punct:]]", " "), (r"é", "e"), (r"\s+", " ")]
+    tokenizer = tt.transforms.RegexTokenizer(patterns)
+    return [tokenizer(t) for t in ["  the 10-20 theme, café!", "other—the end.", "x\ty\nz"]]
+
+
+@case
+def case_basic_english_unicode(tt, torch, tmp, fixtures):
+    tokenizer = tt.data.utils.get_tokenizer("basic_english")
+    return [tokenizer(t) for t in ["Ünïcode CAFÉ «quoted» naïve—dash", "日本語 テキスト。",
+                                   "tab\tnew\nline", "it's   'quoted' \"x\"", "a.b.c!?;:"]]
+
+
+@case
+def case_bleu_clipping(tt, torch, tmp, fixtures):
+    bleu = tt.data.metrics.bleu_score
+    return [bleu([["the"] * 7], [[["the", "cat", "is", "on", "the", "mat"]]], max_n=1,
+                 weights=[1.0]),
+            bleu([["a", "b", "a", "b"]], [[["a", "b", "a", "b"], ["b", "a"]]], max_n=2,
+                 weights=[0.5, 0.5]),
+            bleu([["a", "b", "c"], ["d", "e", "f", "g"]],
+                 [[["a", "b", "c", "x"]], [["d", "e", "f", "g"]]], max_n=3,
+                 weights=[0.2, 0.3, 0.5])]
+
+
+@case
 def case_sequential(tt, torch, tmp, fixtures):
     T = tt.transforms
     pipeline = T.Sequential(T.Truncate(3), T.AddToken(0), T.AddToken(9, begin=False),
@@ -799,6 +827,16 @@ def case_scaled_dot_product_bad_mask(tt, torch, tmp, fixtures):
     sdp = tt.nn.ScaledDotProduct()
     q = _filled(torch, 3, 4, 5)
     return sdp(q, q, q, attn_mask=torch.zeros(4, 3, 3))
+
+
+@case
+def case_multihead_attention_broadcast(tt, torch, tmp, fixtures):
+    container = _mha(tt, torch)
+    q = _filled(torch, 3, 3, 2, 8)  # a leading dimension the container passes through
+    k = _filled(torch, 3, 4, 2, 8, offset=0.1)
+    mask = torch.zeros(1, 3, 4, dtype=torch.bool)
+    mask[0, :, -1] = True
+    return list(container(q[0], k[0], k[0], attn_mask=mask))
 
 
 @case

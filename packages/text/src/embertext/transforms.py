@@ -16,6 +16,7 @@ from embertext._tokenizer_transforms import (
     bytes_to_unicode,
 )
 from embertext.data.functional import load_sp_model
+from embertext.tokenizers._regex import translate_re2
 from embertext.utils import get_asset_local_path
 from embertext.vocab import Vocab
 from embertext.vocab.vocab import _VocabTable
@@ -219,7 +220,7 @@ class RegexTokenizer(NotJitable, nn.Module):
 
     Args:
         patterns_list: ``(pattern, replacement)`` pairs; ``(r"[,.]+", " ")`` splits on a
-            pattern.
+            pattern. The patterns are RE2's, as torchtext's (``[[:punct:]]``, ``\\pL`` work).
 
     Examples::
 
@@ -230,7 +231,8 @@ class RegexTokenizer(NotJitable, nn.Module):
     def __init__(self, patterns_list):
         super().__init__()
         self.patterns_list = [(pattern, replacement) for pattern, replacement in patterns_list]
-        self._rules = [(re.compile(p), r) for p, r in self.patterns_list]
+        # torchtext compiles them with RE2: its bracket and Unicode classes are translated
+        self._rules = [(re.compile(translate_re2(p)), r) for p, r in self.patterns_list]
 
     def forward(self, line):
         for pattern, replacement in self._rules:

@@ -97,6 +97,35 @@ def translate(pattern):
     return "".join(out)
 
 
+# RE2's (and POSIX's) bracket classes, ASCII as in RE2, for use inside [...]
+_POSIX_CLASSES = {
+    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
+    "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z",
+    "print": " -~", "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z",
+    "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
+}
+_POSIX = re.compile(r"\[:(\^?)([a-z]+):\]")
+
+
+def translate_re2(pattern):
+    """An RE2 ``pattern`` (torchtext's C++ regexes) for :mod:`re`: its POSIX bracket classes
+    (``[[:punct:]]``) written out, then :func:`translate`'s Unicode classes.
+
+    Raises:
+        ValueError: for an unknown or a negated (``[:^alpha:]``) bracket class.
+    """
+    def expand(match):
+        negated, name = match.groups()
+        if name not in _POSIX_CLASSES:
+            raise ValueError(f"unknown character class [:{name}:] in {pattern!r}")
+        if negated:
+            raise ValueError(f"negated character class [:^{name}:] in {pattern!r} is not "
+                             "supported")
+        return _POSIX_CLASSES[name]
+
+    return translate(_POSIX.sub(expand, pattern))
+
+
 class Regex:
     r"""A regular expression for :class:`~embertext.tokenizers.pre_tokenizers.Split` and
     :class:`~embertext.tokenizers.normalizers.Replace` (``tokenizers.Regex``).
