@@ -408,6 +408,16 @@ def case_regex_tokenizer_groups(tt, torch, tmp, fixtures):
 
 
 @case
+def case_regex_tokenizer_rewrites(tt, torch, tmp, fixtures):
+    # RE2's rewrite strings: \\0 the match, \\N a group, \\\\ a backslash; and (?i), {m,}
+    T = tt.transforms
+    text = "a fox abab xx aaa 12 FoX"
+    return [T.RegexTokenizer(patterns)(text) for patterns in [
+        [(r"fox", r"<\0>")], [(r"(a)(b)", r"\2\1\\")], [(r"(?i)FOX", "dog")],
+        [(r"a{2,}", "A")], [(r"\w+", r"[\0]")], [(r"(x)|(y)", r"<\2>")]]]
+
+
+@case
 def case_basic_english_unicode(tt, torch, tmp, fixtures):
     tokenizer = tt.data.utils.get_tokenizer("basic_english")
     return [tokenizer(t) for t in ["Ünïcode CAFÉ «quoted» naïve—dash", "日本語 テキスト。",

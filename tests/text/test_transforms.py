@@ -132,3 +132,12 @@ def test_regex_tokenizer_re2_bracket_classes():
         T.RegexTokenizer([(r"[[:^alpha:]]", "")])
     with pytest.raises(ValueError, match="unknown character class"):
         T.RegexTokenizer([(r"[[:vowel:]]", "")])
+
+
+def test_regex_tokenizer_re2_rewrites():
+    """RE2's rewrite strings: \\0 the match, \\N a group (empty when it did not take part),
+    \\\\ one backslash, \\n not an escape; any other backslash sequence is refused."""
+    tokenizer = T.RegexTokenizer([(r"(a)|(b)", r"[\0\2\\]"), (r"n", r"\\n")])
+    assert tokenizer("a b n") == ["[a\\]", "[bb\\]", "\\n"]
+    with pytest.raises(ValueError, match="invalid rewrite pattern"):
+        T.RegexTokenizer([("x", r"\g<0>")])

@@ -16,7 +16,7 @@ from embertext._tokenizer_transforms import (
     bytes_to_unicode,
 )
 from embertext.data.functional import load_sp_model
-from embertext.tokenizers._regex import translate_re2
+from embertext.tokenizers._regex import re2_rewrite, translate_re2
 from embertext.utils import get_asset_local_path
 from embertext.vocab import Vocab
 from embertext.vocab.vocab import _VocabTable
@@ -232,7 +232,8 @@ class RegexTokenizer(NotJitable, nn.Module):
         super().__init__()
         self.patterns_list = [(pattern, replacement) for pattern, replacement in patterns_list]
         # torchtext compiles them with RE2: its bracket and Unicode classes are translated
-        self._rules = [(re.compile(translate_re2(p)), r) for p, r in self.patterns_list]
+        self._rules = [(re.compile(translate_re2(p)), re2_rewrite(r))
+                       for p, r in self.patterns_list]
 
     def forward(self, line):
         for pattern, replacement in self._rules:

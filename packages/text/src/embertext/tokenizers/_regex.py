@@ -126,6 +126,34 @@ def translate_re2(pattern):
     return translate(_POSIX.sub(expand, pattern))
 
 
+def re2_rewrite(replacement):
+    """RE2's rewrite string as a function of a match for :func:`re.sub`: ``\\0`` is the match,
+    ``\\1``-``\\9`` its groups, ``\\\\`` a backslash, all else literal (no ``\\n`` escapes).
+
+    Raises:
+        ValueError: for another backslash sequence, as RE2 refuses it.
+    """
+    parts, literal, i = [], [], 0
+    while i < len(replacement):
+        char = replacement[i]
+        if char != "\\":
+            literal.append(char)
+            i += 1
+            continue
+        following = replacement[i + 1:i + 2]
+        if following == "\\":
+            literal.append("\\")
+        elif following.isdigit():
+            parts += ["".join(literal), int(following)]
+            literal = []
+        else:
+            raise ValueError(f"invalid rewrite pattern: {replacement!r}")
+        i += 2
+    parts.append("".join(literal))
+    return lambda match: "".join(p if isinstance(p, str) else match.group(p) or ""
+                                 for p in parts)
+
+
 class Regex:
     r"""A regular expression for :class:`~embertext.tokenizers.pre_tokenizers.Split` and
     :class:`~embertext.tokenizers.normalizers.Replace` (``tokenizers.Regex``).
