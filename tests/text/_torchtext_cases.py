@@ -254,6 +254,24 @@ def case_load_sp_model_file_object(tt, torch, tmp, fixtures):
 
 
 @case
+def case_sentencepiece_processor_methods(tt, torch, tmp, fixtures):
+    sp = tt.data.functional.load_sp_model(fixture_path(fixtures, "spm_unigram", tmp))
+    text = "The lazy dog, in time!"
+    ids, pieces = sp.EncodeAsIds(text), sp.EncodeAsPieces(text)
+    # the methods of torchtext's processor (torchtext._torchtext.SentencePiece)
+    return [ids, pieces, sp.DecodeIds(ids), sp.DecodePieces(pieces), sp.GetPieceSize(),
+            [sp.IdToPiece(i) for i in (0, 1, 2, 3, 10)], sp.PieceToId("▁the"),
+            sp.PieceToId("not-a-piece"), sp.unk_id(),
+            sp.EncodeAsPieces("ÀÉ ｆｕｌｌ　width ①"), sp.EncodeAsIds("")]
+
+
+@case
+def case_sentencepiece_transform_batch(tt, torch, tmp, fixtures):
+    transform = tt.transforms.SentencePieceTokenizer(fixture_path(fixtures, "spm_unigram", tmp))
+    return [transform(["", "  spaced   out  ", "UPPER lower"]), transform("")]
+
+
+@case
 def case_load_sp_model_bad_argument(tt, torch, tmp, fixtures):
     return tt.data.functional.load_sp_model(3)
 
