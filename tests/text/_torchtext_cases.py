@@ -140,6 +140,24 @@ def case_basic_english_other_language(tt, torch, tmp, fixtures):
 
 
 @case
+def case_tokenizer_unknown_name(tt, torch, tmp, fixtures):
+    return tt.data.utils.get_tokenizer("no-such-tokenizer")
+
+
+@case
+def case_tokenizer_library_missing(tt, torch, tmp, fixtures):
+    # neither environment has spacy, nltk (toktok), sacremoses or revtok
+    out = []
+    for name in ("spacy", "toktok", "moses", "subword", "revtok"):
+        try:
+            tt.data.utils.get_tokenizer(name)
+            out.append(None)
+        except Exception as error:
+            out.append(type(error).__name__)
+    return out
+
+
+@case
 def case_ngrams_iterator(tt, torch, tmp, fixtures):
     tokens = ["here", "we", "are", "we"]
     return [list(tt.data.utils.ngrams_iterator(tokens, n)) for n in (1, 2, 3, 5)]
@@ -758,6 +776,30 @@ def case_vectors_formats(tt, torch, tmp, fixtures):
     write(tmp, "w2v_b.txt", "3 2\nfoo 1 2 3\nbär 4 5 6\nfoo 7 8 9\nbaz 0 0 1\n")
     short = tt.vocab.Vectors(name="w2v_b.txt", cache=tmp, max_vectors=2)
     return [full.itos, full.vectors, len(full), short.itos, short.vectors, full["bär"]]
+
+
+def _vector_rows(tokens, dim):
+    return "".join(f"{t} " + " ".join(f"{((i * 5 + j * 3) % 7) / 7 - 0.4:.3f}"
+                                      for j in range(dim)) + "\n"
+                   for i, t in enumerate(tokens))
+
+
+@case
+def case_pretrained_vectors_from_the_cache(tt, torch, tmp, fixtures):
+    # GloVe, FastText and CharNGram find their files in the cache and download nothing
+    write(tmp, "glove.6B.50d.txt", _vector_rows(["the", "fox", "Dog"], 50))
+    write(tmp, "wiki.simple.vec", "2 4\n" + _vector_rows(["cat", "mouse"], 4))
+    grams = ["2gram-#BEGIN#f", "2gram-fo", "3gram-fox", "4gram-ox#END#", "2gram-x#END#"]
+    write(tmp, "charNgram.txt", _vector_rows(grams, 3))
+    V = tt.vocab
+    glove = V.GloVe(name="6B", dim=50, cache=tmp)
+    fasttext = V.FastText(language="simple", cache=tmp)
+    chars = V.CharNGram(cache=tmp)
+    alias = V.pretrained_aliases["glove.6B.50d"](cache=tmp)
+    return [glove.itos, glove["fox"], glove.get_vecs_by_tokens(["DOG", "the"],
+                                                               lower_case_backup=True),
+            fasttext.itos, fasttext["mouse"], chars["fox"], chars["<unk>"], chars["zzz"],
+            chars.dim, alias.itos]
 
 
 @case
