@@ -81,11 +81,17 @@ def write(tmp, name, text):
 
 @fixture
 def fixture_spm_unigram(tt, tmp):
-    corpus = write(tmp, "corpus.txt", "\n".join(CORPUS * 20) + "\n")
-    prefix = os.path.join(tmp, "uni")
-    tt.data.functional.generate_sp_model(corpus, vocab_size=60, model_type="unigram",
-                                         model_prefix=prefix)
-    return Path(prefix + ".model").read_bytes()
+    write(tmp, "corpus.txt", "\n".join(CORPUS * 20) + "\n")
+    # relative paths: the model stores its trainer's arguments, and the recording stays the
+    # same from one run to the next
+    cwd = os.getcwd()
+    os.chdir(tmp)
+    try:
+        tt.data.functional.generate_sp_model("corpus.txt", vocab_size=60, model_type="unigram",
+                                             model_prefix="uni")
+    finally:
+        os.chdir(cwd)
+    return Path(tmp, "uni.model").read_bytes()
 
 
 @fixture
