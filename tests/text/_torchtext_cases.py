@@ -663,6 +663,35 @@ def case_pad_and_to_tensor_edges(tt, torch, tmp, fixtures):
             T.ToTensor(padding_value=5)([[1, 2, 3], [], [4]])]
 
 
+def _error_name(fn):
+    try:
+        fn()
+        return None
+    except Exception as error:
+        return type(error).__name__
+
+
+@case
+def case_transform_input_errors(tt, torch, tmp, fixtures):
+    T, F = tt.transforms, tt.functional
+    calls = [lambda: T.Truncate(2)((1, 2, 3)), lambda: T.AddToken(0)((1, 2)),
+             lambda: T.ToTensor()([["a"]]), lambda: T.ToTensor()("abc"),
+             lambda: F.add_token("abc", 0), lambda: F.str_to_int([1, 2]),
+             lambda: T.StrToIntTransform()("12"), lambda: T.VocabTransform(
+                 tt.vocab.vocab(OrderedDict([("a", 1)])))("a"),
+             lambda: T.PadTransform(3, 0)([1, 2]), lambda: F.to_tensor([[1], [2.5]], 0),
+             lambda: T.LabelToIndex(label_names=["a", "a"])("a")]
+    return [_error_name(call) for call in calls]
+
+
+@case
+def case_label_to_index_file_details(tt, torch, tmp, fixtures):
+    path = write(tmp, "labels.txt", "pos \n neg\n\nmixed\n")
+    transform = tt.transforms.LabelToIndex(label_path=path)
+    return [transform.label_names, _error_name(lambda: transform(["pos"])),
+            _error_name(lambda: transform([" neg"]))]
+
+
 # -- torchtext.vocab ------------------------------------------------------------------------
 
 TOKENS = [["b", "a", "c", "a"], ["d", "b", "a"], ["e", "c", "c", "b"], ["f"]]
