@@ -1102,11 +1102,15 @@ def case_t5_state_dict(tt, torch, tmp, fixtures):
             _keys_and_shapes(_small_t5(tt, torch, is_gated_act=True, activation="gelu"))]
 
 
+def _filled_t5(tt, torch, **overrides):
+    model = _small_t5(tt, torch, **overrides)
+    _fill_state(torch, model)
+    return model.eval()
+
+
 @case
 def case_t5_forward(tt, torch, tmp, fixtures):
-    model = _small_t5(tt, torch)
-    _fill_state(torch, model)
-    model.eval()
+    model = _filled_t5(tt, torch)
     encoder_tokens = torch.tensor([[5, 6, 7, 1], [8, 9, 1, 0]])
     decoder_tokens = torch.tensor([[0, 3, 4], [0, 2, 0]])
     out = model(encoder_tokens, decoder_tokens)
@@ -1115,9 +1119,7 @@ def case_t5_forward(tt, torch, tmp, fixtures):
 
 @case
 def case_t5_cached_decoding(tt, torch, tmp, fixtures):
-    model = _small_t5(tt, torch)
-    _fill_state(torch, model)
-    model.eval()
+    model = _filled_t5(tt, torch)
     encoder_tokens = torch.tensor([[5, 6, 7, 1], [8, 9, 1, 0]])
     decoder_tokens = torch.tensor([[0, 3, 4], [0, 2, 5]])
     full = model(encoder_tokens, decoder_tokens)
@@ -1135,9 +1137,7 @@ def case_t5_cached_decoding(tt, torch, tmp, fixtures):
 
 @case
 def case_t5_encoder_only_forward(tt, torch, tmp, fixtures):
-    model = _small_t5(tt, torch, encoder_only=True, linear_head=False)
-    _fill_state(torch, model)
-    model.eval()
+    model = _filled_t5(tt, torch, encoder_only=True, linear_head=False)
     out = model(torch.tensor([[5, 6, 7, 1], [8, 9, 1, 0]]))
     return [out["encoder_output"], sorted(k for k, v in out.items() if v is not None)]
 
