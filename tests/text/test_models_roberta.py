@@ -60,3 +60,26 @@ def test_get_model_without_weights_and_freeze_warns(caplog):
         model = bundle.get_model(load_weights=False, freeze_encoder=True)
     assert "freeze_encoder" in caplog.text
     assert not any(p.requires_grad for p in model.encoder.parameters())
+
+
+def test_roberta_transform_from_the_caches(tmp_path, monkeypatch):
+    from embertext.models import ROBERTA_BASE_ENCODER
+    from embertext.transforms import GPT2BPETokenizer
+
+    from ._torchtext_cases import _gpt2_files
+
+    monkeypatch.setattr(utils, "_CACHE_DIR", str(tmp_path / "text"))
+    (tmp_path / "text").mkdir()
+    _gpt2_files(str(tmp_path / "text"))
+    (tmp_path / "text" / "encoder.json").rename(tmp_path / "text" / "gpt2_bpe_encoder.json")
+    (tmp_path / "text" / "vocab.bpe").rename(tmp_path / "text" / "gpt2_bpe_vocab.bpe")
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path / "hub"))
+    (tmp_path / "hub" / "checkpoints").mkdir(parents=True)
+    vocab_file = tmp_path / "hub" / "checkpoints" / "roberta.vocab.pt"
+    vocab_file.write_bytes(fixture_bytes("vocab_pt"))
+    ids = ROBERTA_BASE_ENCODER.transform()(["hello world", "a b"])
+    bpe = GPT2BPETokenizer(str(tmp_path / "text" / "gpt2_bpe_encoder.json"),
+                           str(tmp_path / "text" / "gpt2_bpe_vocab.bpe"))
+    vocab = load_torchtext_vocab(str(vocab_file))
+    # GPT-2 ids (as strings) -> the vocabulary's ids, between <s> (0) and </s> (2)
+    assert ids == [[0, *vocab(bpe(t)), 2] for t in ["hello world", "a b"]]
