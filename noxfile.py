@@ -91,6 +91,26 @@ def text(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def text_torchtext(session: nox.Session) -> None:
+    """Re-record torchtext 0.18 (tools/record_torchtext.py: its API surface and behaviour
+    cases, into tests/text/data/torchtext_0_18.json.gz) in an environment of its own (torch
+    2.3.0, numpy<2: ember needs numpy>=2, so the two never share one), then run the tests that
+    replay the recording through embertext. Not in the default sessions: the tests session runs
+    the same tests from the committed recording, without torchtext."""
+    reference = ROOT / ".nox" / "torchtext_reference"
+    python = reference / "bin" / "python"
+    if not python.exists():
+        session.run("python", "-m", "venv", str(reference))
+    session.run(str(python), "-m", "pip", "install", "-q", "torch==2.3.0", "torchtext==0.18.0",
+                "numpy<2", external=True)
+    session.run(str(python), "tools/record_torchtext.py", external=True)
+    # sentencepiece: the generate_sp_model case (embertext's optional training dependency)
+    session.install(CORE, DOMAINS["text"], "pytest", "sentencepiece")
+    session.run("pytest", "tests/text/test_torchtext_surface.py",
+                "tests/text/test_torchtext_behaviour.py", "-q", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def audio(session: nox.Session) -> None:
     """tests/audio with only ember and emberaudio installed."""
     _domain_tests(session, "audio")

@@ -86,4 +86,9 @@ def test_embertext_reader_encodes_like_sentencepiece(unigram_model):
         assert ours.EncodeAsIds(text) == ids, text
         assert ours.EncodeAsPieces(text) == reference.EncodeAsPieces(text), text
         assert ours.DecodeIds(ids) == reference.DecodeIds(ids), text
+        pieces = reference.EncodeAsPieces(text)
+        assert ours.DecodePieces(pieces) == reference.DecodePieces(pieces), text
+    # pieces the model lacks stay as they are; control pieces go, <unk> is " ⁇ "
+    odd = ["▁zzz", "<s>", "Q\u2581", "<unk>", "</s>", "▁"]
+    assert ours.DecodePieces(odd) == reference.DecodePieces(odd)
     assert ours.GetPieceSize() == reference.GetPieceSize()

@@ -20,9 +20,10 @@ def test_t5_transform(transform):
     assert transform.encode("hello world") == [6, 11, 12, 13]
     assert transform.encode(["hello", "he"]) == [[6], [4]]
     single = transform("hello world")
-    assert single.dtype == ember.long and single.tolist() == [6, 11, 12, 2]  # truncated to 3
+    # truncated to max_seq_len - 1 = 2, then the end-of-sequence id: 3 in all
+    assert single.dtype == ember.long and single.tolist() == [6, 11, 2]
     batch = transform(["hello world", "he", ""])
-    assert batch.tolist() == [[6, 11, 12, 2], [4, 2, 0, 0], [2, 0, 0, 0]]
+    assert batch.tolist() == [[6, 11, 2], [4, 2, 0], [2, 0, 0]]
     assert transform.decode([6, 11, 12, 13]) == "hello world"
     assert transform.decode([[6], [4]]) == ["hello", "he"]
 

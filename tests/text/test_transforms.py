@@ -104,3 +104,40 @@ def test_mask_transform_always_masks_one():
     transform = T.MaskTransform(vocab_len=7, mask_idx=4, bos_idx=6, pad_idx=5, mask_prob=0.0)
     _, target, mask = transform(ember.tensor([[1, 2, 3]]))
     assert mask.tolist() == [[1, 0, 0]] and target.tolist() == [1]
+
+
+def test_regex_tokenizer_re2_bracket_classes():
+    """RegexTokenizer's patterns are RE2's: each POSIX bracket class matches the ASCII
+    characters C's <ctype.h> puts in it."""
+    import re
+    import string
+
+    from embertext.tokenizers._regex import translate_re2
+
+    ascii_chars = [chr(c) for c in range(128)]
+    expected = {
+        "alnum": str.isalnum, "alpha": str.isalpha, "digit": str.isdigit,
+        "lower": str.islower, "upper": str.isupper, "xdigit": lambda c: c in string.hexdigits,
+        "space": lambda c: c in " \t\n\v\f\r", "blank": lambda c: c in " \t",
+        "punct": lambda c: c in string.punctuation, "print": lambda c: " " <= c <= "~",
+        "graph": lambda c: "!" <= c <= "~", "cntrl": lambda c: ord(c) < 32 or ord(c) == 127,
+        "word": lambda c: c.isalnum() or c == "_", "ascii": lambda c: True,
+    }
+    for name, member in expected.items():
+        pattern = re.compile(translate_re2(f"[[:{name}:]]"))
+        assert [c for c in ascii_chars if pattern.fullmatch(c)] == \
+            [c for c in ascii_chars if member(c)], name
+    assert T.RegexTokenizer([(r"[[:punct:][:space:]]+", " ")])("a,b;\tc") == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="negated"):
+        T.RegexTokenizer([(r"[[:^alpha:]]", "")])
+    with pytest.raises(ValueError, match="unknown character class"):
+        T.RegexTokenizer([(r"[[:vowel:]]", "")])
+
+
+def test_regex_tokenizer_re2_rewrites():
+    """RE2's rewrite strings: \\0 the match, \\N a group (empty when it did not take part),
+    \\\\ one backslash, \\n not an escape; any other backslash sequence is refused."""
+    tokenizer = T.RegexTokenizer([(r"(a)|(b)", r"[\0\2\\]"), (r"n", r"\\n")])
+    assert tokenizer("a b n") == ["[a\\]", "[bb\\]", "\\n"]
+    with pytest.raises(ValueError, match="invalid rewrite pattern"):
+        T.RegexTokenizer([("x", r"\g<0>")])

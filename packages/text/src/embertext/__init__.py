@@ -31,4 +31,10 @@ from embertext import (  # noqa: E402
 )
 
 __all__ = ["data", "datasets", "functional", "models", "nn", "tokenizers", "transforms", "utils",
-           "vocab"]
+           "vocab", "disable_torchtext_deprecation_warning"]
+
+
+def disable_torchtext_deprecation_warning():
+    """Silence torchtext's deprecation warning, which torchtext 0.18 gives on import of its
+    modules. embertext gives none: this does nothing, so that torchtext code calling it runs."""
+

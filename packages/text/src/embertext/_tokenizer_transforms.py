@@ -6,6 +6,7 @@ import re
 
 from ember import nn
 from embertext import functional as F
+from embertext._jit import NotJitable
 from embertext.tokenizers import _kernels, _unicode, decoders, models, normalizers, pre_tokenizers
 from embertext.tokenizers._piece import Piece
 from embertext.tokenizers._tokenizer import Tokenizer
@@ -36,7 +37,7 @@ def _apply(transform, input, return_tokens):
     raise TypeError("Input type not supported")
 
 
-class GPT2BPETokenizer(nn.Module):
+class GPT2BPETokenizer(NotJitable, nn.Module):
     r"""GPT-2's byte-level BPE tokenizer, from its ``encoder.json`` and ``vocab.bpe``.
 
     Args:
@@ -64,12 +65,25 @@ class GPT2BPETokenizer(nn.Module):
         self._tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         self._tokenizer.decoder = decoders.ByteLevel()
         self._return_tokens = return_tokens
+        self._special_split = None  # splits text at the added special tokens
+
+    def _pieces(self, text):
+        """``(is_special, text)`` runs of ``text``. As torchtext's, a special token takes one
+        whitespace character on each side with it (``"a <sep> b"`` is ``a``, ``<sep>``,
+        ``b``)."""
+        if self._special_split is None:
+            return [(False, text)]
+        parts = self._special_split.split(text)
+        return [(i % 2 == 1, part) for i, part in enumerate(parts) if part]
 
     def encode_ids(self, text):
-        return self._tokenizer.encode(text).ids
+        return [i for special, part in self._pieces(text) for i in (
+            [self._tokenizer.token_to_id(part)] if special
+            else self._tokenizer.encode(part).ids)]
 
     def tokenize(self, text):
-        return self._tokenizer.encode(text).tokens
+        return [token for special, part in self._pieces(text) for token in (
+            [part] if special else self._tokenizer.encode(part).tokens)]
 
     def _encode(self, text):
         return [str(i) for i in self.encode_ids(text)]
@@ -91,12 +105,27 @@ class GPT2BPETokenizer(nn.Module):
                     f"Key '{key}' is not in the special token list: "
                     f"{self.SPECIAL_TOKENS_ATTRIBUTES}")
             tokens.extend(value if key == "additional_special_tokens" else [value])
-        return self._tokenizer.add_special_tokens(tokens)
+        added = self._tokenizer.add_special_tokens(tokens)
+        self._specials = list(dict.fromkeys([*getattr(self, "_specials", []), *tokens]))
+        alternatives = "|".join(re.escape(t) for t in sorted(self._specials, key=len,
+                                                             reverse=True))
+        self._special_split = re.compile(rf"\s?({alternatives})\s?")
+        return added
 
     def decode(self, tokens):
-        """The text of a list of ids given as strings."""
-        return self._tokenizer.decode([int(token) for token in tokens],
-                                      skip_special_tokens=False)
+        """The text of a list of ids given as strings. As torchtext's, each added special
+        token is its own run of text, and the runs are joined by spaces."""
+        special = {self._tokenizer.token_to_id(t) for t in getattr(self, "_specials", [])}
+        runs, run = [], []
+        for token in map(int, tokens):
+            if token in special:
+                runs += [run, [token]] if run else [[token]]
+                run = []
+            else:
+                run.append(token)
+        if run or not runs:
+            runs.append(run)
+        return " ".join(self._tokenizer.decode(ids, skip_special_tokens=False) for ids in runs)
 
     def forward(self, input):
         return _apply(self, input, self._return_tokens)
@@ -113,7 +142,7 @@ def _clip_pattern():
         rf"|(?:[^{space}\w]|_)+", re.IGNORECASE)
 
 
-class CLIPTokenizer(nn.Module):
+class CLIPTokenizer(NotJitable, nn.Module):
     r"""CLIP's byte-level BPE tokenizer (lowercased text, ``</w>`` ends a word).
 
     Args:
@@ -274,7 +303,7 @@ class CharBPETokenizer(nn.Module):
         raise TypeError("Input type not supported")
 
 
-class BERTTokenizer(nn.Module):
+class BERTTokenizer(NotJitable, nn.Module):
     r"""BERT's tokenizer from a ``vocab.txt``: BERT's basic tokenization (control characters
     out, CJK ideographs apart, lowercasing and accent stripping, punctuation apart), then
     WordPiece with ``[UNK]`` and 100 characters a word at most.
@@ -282,7 +311,8 @@ class BERTTokenizer(nn.Module):
     Args:
         vocab_path (str): the vocabulary, one token a line.
         do_lower_case (bool): lowercase. Default: ``True``.
-        strip_accents (bool, optional): strip accents; ``None`` follows ``do_lower_case``.
+        strip_accents (bool, optional): strip accents when not lowercasing (lowercasing always
+            strips them); as in torchtext, any value but ``None`` strips them, ``False`` too.
         return_tokens (bool): return tokens instead of ids (as strings). Default: ``False``.
         never_split (list of str, optional): whitespace-separated tokens kept whole (not
             lowercased, not split at punctuation).
@@ -299,9 +329,11 @@ class BERTTokenizer(nn.Module):
         super().__init__()
         self._model = models.WordPiece.from_file(get_asset_local_path(vocab_path))
         self._clean = normalizers.BertNormalizer(lowercase=False, strip_accents=False)
+        # As torchtext's: lowercasing strips the accents, and so does any strip_accents given
+        # (False too) without it.
         self._fold = normalizers.BertNormalizer(
             clean_text=False, handle_chinese_chars=False, lowercase=do_lower_case,
-            strip_accents=do_lower_case if strip_accents is None else strip_accents)
+            strip_accents=do_lower_case or strip_accents is not None)
         self._never_split = set(never_split or [])
         self._return_tokens = return_tokens
         self._vocab_path = vocab_path

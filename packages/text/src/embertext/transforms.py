@@ -7,6 +7,7 @@ import ember
 from ember import nn
 from ember.nn import functional as nnF
 from embertext import functional as F
+from embertext._jit import NotJitable
 from embertext._tokenizer_transforms import (
     BERTTokenizer,
     CharBPETokenizer,
@@ -15,6 +16,7 @@ from embertext._tokenizer_transforms import (
     bytes_to_unicode,
 )
 from embertext.data.functional import load_sp_model
+from embertext.tokenizers._regex import re2_rewrite, translate_re2
 from embertext.utils import get_asset_local_path
 from embertext.vocab import Vocab
 from embertext.vocab.vocab import _VocabTable
@@ -194,16 +196,31 @@ class PadTransform(nn.Module):
 class StrToIntTransform(nn.Module):
     r"""String tokens to ints: see :func:`embertext.functional.str_to_int`."""
 
+    def __init__(self) -> None:
+        super().__init__()
+
     def forward(self, input):
         return F.str_to_int(input)
 
 
-class RegexTokenizer(nn.Module):
+def get_pairs(word):
+    """The set of adjacent symbol pairs of ``word`` (a tuple of symbols, which are strings
+    of any length): the merge candidates of byte-pair encoding.
+
+    Examples::
+
+        >>> sorted(get_pairs(("h", "e", "l", "l", "o")))
+        [('e', 'l'), ('h', 'e'), ('l', 'l'), ('l', 'o')]
+    """
+    return set(zip(word, word[1:]))
+
+
+class RegexTokenizer(NotJitable, nn.Module):
     r"""Apply regex replacements in order, then split on spaces (empty tokens dropped).
 
     Args:
         patterns_list: ``(pattern, replacement)`` pairs; ``(r"[,.]+", " ")`` splits on a
-            pattern.
+            pattern. The patterns are RE2's, as torchtext's (``[[:punct:]]``, ``\\pL`` work).
 
     Examples::
 
@@ -214,7 +231,9 @@ class RegexTokenizer(nn.Module):
     def __init__(self, patterns_list):
         super().__init__()
         self.patterns_list = [(pattern, replacement) for pattern, replacement in patterns_list]
-        self._rules = [(re.compile(p), r) for p, r in self.patterns_list]
+        # torchtext compiles them with RE2: its bracket and Unicode classes are translated
+        self._rules = [(re.compile(translate_re2(p)), re2_rewrite(r))
+                       for p, r in self.patterns_list]
 
     def forward(self, line):
         for pattern, replacement in self._rules:

@@ -118,12 +118,13 @@ def extract_archive(from_path, to_path=None, overwrite=False):
 
     Args:
         from_path (str): the archive.
-        to_path (str, optional): the folder to extract into; the archive's by default.
+        to_path (str, optional): the folder to extract into; the archive's by default (a
+            ``.gz`` file is always extracted beside itself, as torchtext does).
         overwrite (bool): extract files that are already there again.
 
     Raises:
         RuntimeError: for a member outside ``to_path``.
-        ValueError: for another kind of file.
+        NotImplementedError: for another kind of file.
     """
     if to_path is None:
         to_path = os.path.dirname(from_path)
@@ -155,14 +156,15 @@ def extract_archive(from_path, to_path=None, overwrite=False):
                 archive.extract(name, to_path)
         return files
     if from_path.endswith(".gz"):
-        target = os.path.join(to_path, os.path.basename(from_path)[:-3])
+        # As torchtext's: a lone .gz file is extracted beside itself, whatever ``to_path``.
+        target = from_path[:-3]
         if overwrite or not os.path.exists(target):
-            os.makedirs(to_path or ".", exist_ok=True)
             with gzip.open(from_path, "rb") as source, open(target, "wb") as out:
                 shutil.copyfileobj(source, out)
         return [target]
-    raise ValueError(f"{from_path}: only .tar.gz, .tgz, .tar, .zip and .gz archives are "
-                     "supported")
+    # NotImplementedError: torchtext's error for an archive format it does not read
+    raise NotImplementedError(f"{from_path}: only .tar.gz, .tgz, .tar, .zip and .gz archives "
+                              "are supported")
 
 
 def get_asset_local_path(asset_path, overwrite=False):

@@ -15,7 +15,7 @@ def _compute_ngram_counter(tokens, max_n):
     return collections.Counter(tuple(gram.split(" ")) for gram in ngrams_iterator(tokens, max_n))
 
 
-def bleu_score(candidate_corpus, references_corpus, max_n=4, weights=(0.25,) * 4):
+def bleu_score(candidate_corpus, references_corpus, max_n=4, weights=[0.25] * 4):  # noqa: B006
     r"""The BLEU score of a corpus of candidate translations against their references.
 
     Papineni et al., 2002: the geometric mean of the clipped n-gram precisions for

@@ -12,6 +12,7 @@ __all__ = [
     "interleave_keys",
     "is_tokenizer_serializable",
     "dtype_to_attr",
+    "get_torch_version",
     "RandomShuffler",
 ]
 
@@ -127,6 +128,15 @@ def interleave_keys(a, b):
     """
     bits_a, bits_b = format(a, "016b"), format(b, "016b")
     return int("".join(x + y for x, y in zip(bits_a, bits_b)), base=2)
+
+
+def get_torch_version():
+    """``(major, minor)`` of the tensor library's version, as ints: ember's here, where
+    torchtext reports torch's."""
+    import ember
+
+    major, minor = ember.__version__.split(".")[:2]
+    return int(major), int(minor)
 
 
 def dtype_to_attr(dtype):

@@ -9,6 +9,8 @@ from embertext.datasets import _base
 
 __all__ = ["CNNDM"]
 
+NUM_LINES = {"train": 287227, "val": 13368, "test": 11490}  # articles of each split
+
 URL_LIST = {
     "train": "https://raw.githubusercontent.com/abisee/cnn-dailymail/master/url_lists/"
              "all_train.txt",

@@ -8,6 +8,19 @@ from embertext.datasets import _base
 
 __all__ = ["SST2", "CoLA", "MRPC", "QQP", "MNLI", "QNLI", "RTE", "WNLI", "STSB"]
 
+# the number of examples of each split
+NUM_LINES = {
+    "CoLA": {"train": 8551, "dev": 527, "test": 516},
+    "MNLI": {"train": 392702, "dev_matched": 9815, "dev_mismatched": 9832},
+    "MRPC": {"train": 4076, "test": 1725},
+    "QNLI": {"train": 104743, "dev": 5463, "test": 5463},
+    "QQP": {"train": 404290},
+    "RTE": {"train": 2490, "dev": 277, "test": 3000},
+    "SST2": {"train": 67349, "dev": 872, "test": 1821},
+    "STSB": {"train": 5749, "dev": 1500, "test": 1379},
+    "WNLI": {"train": 635, "dev": 71, "test": 146},
+}
+
 SST2_URL = "https://dl.fbaipublicfiles.com/glue/data/SST-2.zip"
 SST2_MD5 = "9f81648d4199384278b86e315dac217c"
 

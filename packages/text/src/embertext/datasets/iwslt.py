@@ -17,13 +17,53 @@ IWSLT2016_LANGUAGE_PAIRS = {"en": ["ar", "de", "fr", "cs"], "ar": ["en"], "fr": 
 IWSLT2016_SETS = ["dev2010", "tst2010", "tst2011", "tst2012", "tst2013", "tst2014"]
 _IWSLT2016_MISSING = {("en", "cs"): ["tst2014"], ("cs", "en"): ["tst2014"]}
 
-IWSLT2017_URL = "https://drive.google.com/u/0/uc?id=12ycYSzLIG253AFN35Y6qoyf9wtkOjakp"
+# torchtext 0.18's address (FBK's WIT3 library), the file of IWSLT2017_MD5
+IWSLT2017_URL = ("https://fbk.sharepoint.com/sites/MTUnit/_layouts/15/download.aspx?SourceUrl="
+                 "%2Fsites%2FMTUnit%2FShared%20Documents%2Fwebsites%2FWIT3%2Dlibrary%2F2017%2D01"
+                 "%2Dtrnmted%2Etgz")
 IWSLT2017_MD5 = "aca701032b1c4411afc4d9fa367796ba"
 _IWSLT2017_PATH = "2017-01-trnmted.tgz"
 IWSLT2017_LANGUAGE_PAIRS = {"en": ["nl", "de", "it", "ro"], "ro": ["de", "en", "nl", "it"],
                             "de": ["ro", "en", "nl", "it"], "it": ["en", "nl", "de", "ro"],
                             "nl": ["de", "en", "it", "ro"]}
 _IWSLT2017_INNER = "texts/DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo"
+
+
+def _iwslt_lines(train, sets):
+    # torchtext's layout: train -> "train" -> pair; valid and test -> the same set -> pair
+    return {"train": {"train": train}, "valid": sets, "test": sets}
+
+
+# the number of sentence pairs of each split, set and language pair
+NUM_LINES = {
+    "IWSLT2016": _iwslt_lines(
+        {("ar", "en"): 224126, ("de", "en"): 196884, ("en", "fr"): 220400,
+         ("cs", "en"): 114390},
+        {"dev2010": {("ar", "en"): 887, ("de", "en"): 887, ("en", "fr"): 887,
+                     ("cs", "en"): 480},
+         "tst2010": {("ar", "en"): 1569, ("de", "en"): 1565, ("en", "fr"): 1664,
+                     ("cs", "en"): 1511},
+         "tst2011": {("ar", "en"): 1199, ("de", "en"): 1433, ("en", "fr"): 818,
+                     ("cs", "en"): 1013},
+         "tst2012": {("ar", "en"): 1702, ("de", "en"): 1700, ("en", "fr"): 1124,
+                     ("cs", "en"): 1385},
+         "tst2013": {("ar", "en"): 1169, ("de", "en"): 993, ("en", "fr"): 1026,
+                     ("cs", "en"): 1327},
+         "tst2014": {("ar", "en"): 1107, ("de", "en"): 1305, ("en", "fr"): 1305}}),
+    "IWSLT2017": _iwslt_lines(
+        {("en", "nl"): 237240, ("de", "en"): 206112, ("en", "it"): 231619,
+         ("en", "ro"): 220538, ("de", "ro"): 201455, ("nl", "ro"): 206920,
+         ("it", "ro"): 217551, ("de", "nl"): 213628, ("de", "it"): 205465,
+         ("it", "nl"): 233415},
+        {"dev2010": {("en", "nl"): 1003, ("de", "en"): 888, ("en", "it"): 929,
+                     ("en", "ro"): 914, ("de", "ro"): 912, ("nl", "ro"): 913,
+                     ("it", "ro"): 914, ("de", "nl"): 1001, ("de", "it"): 923,
+                     ("it", "nl"): 1001},
+         "tst2010": {("en", "nl"): 1777, ("de", "en"): 1568, ("en", "it"): 1566,
+                     ("en", "ro"): 1678, ("de", "ro"): 1677, ("nl", "ro"): 1680,
+                     ("it", "ro"): 1643, ("de", "nl"): 1779, ("de", "it"): 1567,
+                     ("it", "nl"): 1669}}),
+}
 
 # Lines of the tagged training files that are metadata, not sentences.
 _TAGS = ("<url", "<keywords", "<talkid", "<description", "<reviewer", "<translator", "<title",

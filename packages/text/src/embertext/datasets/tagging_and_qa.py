@@ -8,6 +8,15 @@ from embertext.datasets import _base
 
 __all__ = ["CoNLL2000Chunking", "UDPOS", "SQuAD1", "SQuAD2", "Multi30k"]
 
+# the number of examples of each split
+NUM_LINES = {
+    "CoNLL2000Chunking": {"train": 8936, "test": 2012},
+    "UDPOS": {"train": 12543, "valid": 2002, "test": 2077},
+    "Multi30k": {"train": 29000, "valid": 1014, "test": 1000},
+    "SQuAD1": {"train": 87599, "dev": 10570},
+    "SQuAD2": {"train": 130319, "dev": 11873},
+}
+
 CONLL_URL = {"train": "https://www.clips.uantwerpen.be/conll2000/chunking/train.txt.gz",
              "test": "https://www.clips.uantwerpen.be/conll2000/chunking/test.txt.gz"}
 CONLL_MD5 = {"train": "6969c2903a1f19a83569db643e43dcc8",

@@ -12,14 +12,13 @@ __all__ = ["T5Transform"]
 
 class T5Transform(nn.Module):
     r"""Tokenize text for T5 with a pre-trained SentencePiece model: ids truncated to
-    ``max_seq_len``, then ``eos_idx`` appended, and a batch padded with ``padding_idx``.
+    ``max_seq_len - 1``, then ``eos_idx`` appended, and a batch padded with ``padding_idx``.
 
     Args:
         sp_model_path (str): the path (or URL) of the SentencePiece ``.model`` file.
-        max_seq_len (int): the most ids kept of each text (before the end-of-sequence id).
+        max_seq_len (int): the most ids of each text, the end-of-sequence id included.
         eos_idx (int): the end-of-sequence id.
         padding_idx (int): the padding id.
-        overwrite_local_model_path (bool): download the model again if it is in the cache.
 
     Examples::
 
@@ -27,15 +26,14 @@ class T5Transform(nn.Module):
         >>> transform(["hello world", "attention is all you need!"])
     """
 
-    def __init__(self, sp_model_path, max_seq_len, eos_idx, padding_idx,
-                 overwrite_local_model_path=True):
+    def __init__(self, sp_model_path, max_seq_len, eos_idx, padding_idx):
         super().__init__()
-        self.sp_model = load_sp_model(get_asset_local_path(
-            sp_model_path, overwrite=overwrite_local_model_path))
+        self.sp_model = load_sp_model(get_asset_local_path(sp_model_path))
         self.max_seq_len = max_seq_len
         self.eos_idx = eos_idx
         self.padding_idx = padding_idx
-        self.pipeline = T.Sequential(T.Truncate(self.max_seq_len),
+        # max_seq_len counts the end-of-sequence id, as in torchtext
+        self.pipeline = T.Sequential(T.Truncate(self.max_seq_len - 1),
                                      T.AddToken(token=self.eos_idx, begin=False))
 
     def forward(self, input):

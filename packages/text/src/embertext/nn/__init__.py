@@ -1,6 +1,7 @@
 """Attention building blocks (``torchtext.nn``)."""
 
-from embertext.nn.multiheadattention import (
+from embertext.nn import modules
+from embertext.nn.modules.multiheadattention import (
     InProjContainer,
     MultiheadAttentionContainer,
     ScaledDotProduct,
@@ -8,4 +9,4 @@ from embertext.nn.multiheadattention import (
 )
 
 __all__ = ["InProjContainer", "MultiheadAttentionContainer", "ScaledDotProduct",
-           "generate_square_subsequent_mask"]
+           "generate_square_subsequent_mask", "modules"]

@@ -97,6 +97,63 @@ def translate(pattern):
     return "".join(out)
 
 
+# RE2's (and POSIX's) bracket classes, ASCII as in RE2, for use inside [...]
+_POSIX_CLASSES = {
+    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
+    "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z",
+    "print": " -~", "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z",
+    "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
+}
+_POSIX = re.compile(r"\[:(\^?)([a-z]+):\]")
+
+
+def translate_re2(pattern):
+    """An RE2 ``pattern`` (torchtext's C++ regexes) for :mod:`re`: its POSIX bracket classes
+    (``[[:punct:]]``) written out, then :func:`translate`'s Unicode classes.
+
+    Raises:
+        ValueError: for an unknown or a negated (``[:^alpha:]``) bracket class.
+    """
+    def expand(match):
+        negated, name = match.groups()
+        if name not in _POSIX_CLASSES:
+            raise ValueError(f"unknown character class [:{name}:] in {pattern!r}")
+        if negated:
+            raise ValueError(f"negated character class [:^{name}:] in {pattern!r} is not "
+                             "supported")
+        return _POSIX_CLASSES[name]
+
+    return translate(_POSIX.sub(expand, pattern))
+
+
+def re2_rewrite(replacement):
+    """RE2's rewrite string as a function of a match for :func:`re.sub`: ``\\0`` is the match,
+    ``\\1``-``\\9`` its groups, ``\\\\`` a backslash, all else literal (no ``\\n`` escapes).
+
+    Raises:
+        ValueError: for another backslash sequence, as RE2 refuses it.
+    """
+    parts, literal, i = [], [], 0
+    while i < len(replacement):
+        char = replacement[i]
+        if char != "\\":
+            literal.append(char)
+            i += 1
+            continue
+        following = replacement[i + 1:i + 2]
+        if following == "\\":
+            literal.append("\\")
+        elif following.isdigit():
+            parts += ["".join(literal), int(following)]
+            literal = []
+        else:
+            raise ValueError(f"invalid rewrite pattern: {replacement!r}")
+        i += 2
+    parts.append("".join(literal))
+    return lambda match: "".join(p if isinstance(p, str) else match.group(p) or ""
+                                 for p in parts)
+
+
 class Regex:
     r"""A regular expression for :class:`~embertext.tokenizers.pre_tokenizers.Split` and
     :class:`~embertext.tokenizers.normalizers.Replace` (``tokenizers.Regex``).

@@ -276,24 +276,33 @@ class SentencePieceProcessor:
             return [self.encode(text, out_type) for text in input]
         return self.EncodeAsIds(input) if out_type is int else self.EncodeAsPieces(input)
 
-    def DecodeIds(self, ids):
-        """The text of ids: ▁ back to spaces, byte pieces back to bytes, control pieces
-        left out."""
-        data = bytearray()
-        for index in ids:
-            piece, _, kind = self._pieces[index]
-            if kind == CONTROL:
-                continue
-            if kind == BYTE:
-                data.append(int(piece[3:5], 16))
-            elif kind == UNKNOWN:
-                data.extend(" \u2047 ".encode("utf-8"))
-            else:
-                data.extend(piece.replace(_SPACE, " ").encode("utf-8"))
+    def _piece_bytes(self, index):
+        piece, _, kind = self._pieces[index]
+        if kind == CONTROL:
+            return b""
+        if kind == BYTE:
+            return bytes([int(piece[3:5], 16)])
+        if kind == UNKNOWN:
+            return " \u2047 ".encode("utf-8")
+        return piece.replace(_SPACE, " ").encode("utf-8")
+
+    def _text(self, data):
         text = data.decode("utf-8", "replace")
         if self._add_dummy_prefix and text.startswith(" "):
             text = text[1:]
         return text
+
+    def DecodeIds(self, ids):
+        """The text of ids: ▁ back to spaces, byte pieces back to bytes, control pieces
+        left out."""
+        return self._text(b"".join(self._piece_bytes(index) for index in ids))
+
+    def DecodePieces(self, pieces):
+        """The text of pieces, as :meth:`DecodeIds`; a piece the model does not have stays
+        as it is (its ▁ too), as in sentencepiece."""
+        return self._text(b"".join(
+            self._piece_bytes(self._ids[piece]) if piece in self._ids else piece.encode("utf-8")
+            for piece in pieces))
 
     def decode(self, ids):
         if ids and isinstance(ids[0], list):

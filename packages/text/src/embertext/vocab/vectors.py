@@ -128,7 +128,8 @@ def _read_vectors(path, max_vectors):
     with opener(path, "rb") as f:
         num_lines, dim = _infer_shape(f)
         if dim is None:
-            raise RuntimeError(f"{path} holds no vectors")
+            # TypeError, as torchtext's (a row of one or two values reads as a header)
+            raise TypeError(f"{path} holds no vectors of more than two values")
         if not max_vectors or max_vectors > num_lines:
             max_vectors = num_lines
         array = numpy.zeros((max_vectors, dim), dtype=numpy.float32)

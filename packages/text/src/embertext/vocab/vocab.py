@@ -1,6 +1,7 @@
 """The Vocab module: a two-way mapping between tokens and indices."""
 
 from ember import nn
+from embertext._jit import NotJitable
 
 __all__ = ["Vocab"]
 
@@ -20,7 +21,7 @@ class _VocabTable:
             self.itos_.append(token)
 
 
-class Vocab(nn.Module):
+class Vocab(NotJitable, nn.Module):
     r"""Maps tokens to indices and back.
 
     Made by :func:`~embertext.vocab.vocab` or :func:`~embertext.vocab.build_vocab_from_iterator`

@@ -205,10 +205,8 @@ for _size, (_file, _dims) in _T5_SIZES.items():
             **_flags, **_dims)
 for _size, (_file, _dims) in _FLAN_SIZES.items():
     for _kind, (_suffix, _flags, _what) in _KINDS.items():
-        # torchtext 0.18 publishes FLAN_T5_LARGE_GENERATION with the encoder's file name.
-        _name = ".encoder" if (_size, _kind) == ("LARGE", "_GENERATION") else _suffix
         BUNDLES[f"FLAN_T5_{_size}{_kind}"] = _bundle(
-            f"t5.flan.{_file}{_name}.pt",
+            f"t5.flan.{_file}{_suffix}.pt",
             f"Flan-T5 {_file} (Chung et al., 2022, instruction-finetuned T5 v1.1), {_what}.",
             feed_forward_proj="gated-gelu", **_flags, **_dims)
 

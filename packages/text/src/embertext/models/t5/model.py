@@ -127,16 +127,26 @@ class T5Model(nn.Module):
         return [tuple(state.index_select(0, beam_idx.to(state.device)) for state in layer)
                 for layer in past]
 
-    def prepare_inputs_for_generation(self, input_ids, encoder_outputs,
+    def prepare_inputs_for_generation(self, input_ids, encoder_outputs=None,
                                       encoder_padding_mask=None, past=None,
-                                      return_past_key_values=True):
-        """The keyword arguments of :meth:`forward` for the next decoding step (only the
-        last token when ``past`` holds the earlier ones)."""
-        if past is not None:
+                                      return_past_key_values=True, model_kwargs=None):
+        """The keyword arguments of :meth:`forward` for the next decoding step: those given
+        (or ``model_kwargs``, updated in place) and ``decoder_tokens``, only the last token
+        when the earlier ones are cached (``past``, or ``model_kwargs["past"]``)."""
+        if model_kwargs is None:
+            if encoder_outputs is None:
+                raise ValueError("encoder_outputs is needed when model_kwargs is not given")
+            model_kwargs = {"encoder_outputs": encoder_outputs,
+                            "encoder_padding_mask": encoder_padding_mask,
+                            "past_key_values": past,
+                            "return_past_key_values": return_past_key_values}
+        # torchtext's generation loop keeps the cache in model_kwargs["past"]. (torchtext looks
+        # only there, so a ``past`` given as an argument would not cut the tokens: with it the
+        # next forward fails; here it cuts them.)
+        if past is not None or model_kwargs.get("past") is not None:
             input_ids = input_ids[:, -1:]
-        return {"decoder_tokens": input_ids, "encoder_outputs": encoder_outputs,
-                "past_key_values": past, "encoder_padding_mask": encoder_padding_mask,
-                "return_past_key_values": return_past_key_values}
+        model_kwargs["decoder_tokens"] = input_ids
+        return model_kwargs
 
     def get_encoder(self):
         return self.encoder
@@ -158,11 +168,17 @@ class T5Model(nn.Module):
 
         Returns:
             dict: the encoder's outputs (``encoder_output``, ``encoder_hidden_states``,
-            ``encoder_position_bias``, ``encoder_sa_scores``) and, with a decoder, the
-            decoder's (``decoder_output`` — the logits with ``linear_head`` —,
-            ``decoder_hidden_states``, ``decoder_position_bias``, ``decoder_sa_scores``,
-            ``decoder_ca_scores``, ``past_key_values``).
+            ``encoder_position_bias``, ``encoder_sa_scores``; None when ``encoder_outputs`` is
+            given) and, with a decoder, the decoder's (``decoder_output`` — the logits with
+            ``linear_head`` —, ``decoder_hidden_states``, ``decoder_position_bias``,
+            ``decoder_sa_scores``, ``decoder_ca_scores``, ``past_key_values``), and
+            ``encoder_ca_scores``, always None: torchtext's keys.
         """
+        # torchtext's keys, None where this call computes nothing for them (the encoder's
+        # when encoder_outputs is given, the decoder's without a decoder)
+        result = dict.fromkeys(["encoder_output", "encoder_hidden_states", "encoder_sa_scores",
+                                "encoder_ca_scores", "decoder_output", "decoder_hidden_states",
+                                "decoder_sa_scores", "decoder_ca_scores", "past_key_values"])
         if encoder_outputs is None:
             if encoder_tokens is None:
                 raise ValueError("If `encoder_outputs` is not specified, must provide "
@@ -174,8 +190,9 @@ class T5Model(nn.Module):
                 encoder_padding_mask = encoder_tokens.eq(self.padding_idx)
             encoder_outputs = self.encoder(src=encoder_tokens, mask=encoder_mask,
                                            src_key_padding_mask=encoder_padding_mask)
+            result.update(encoder_outputs)
         if self.encoder_only:
-            return encoder_outputs
+            return result
         encoder_output = encoder_outputs["encoder_output"]
         if decoder_tokens is None:
             decoder_tokens = ember.full((encoder_output.shape[0], 1), self.padding_idx,
@@ -192,4 +209,5 @@ class T5Model(nn.Module):
         if self.linear_head:
             output = decoder_outputs["decoder_output"] * (self.embedding_dim ** -0.5)
             decoder_outputs["decoder_output"] = self.lm_head(output)
-        return {**encoder_outputs, **decoder_outputs}
+        result.update(decoder_outputs)
+        return result

@@ -352,8 +352,12 @@ class _T5Stack(nn.Module):
 
     def __init__(self, d_model, nhead, num_layers, dim_feedforward, qkv_dim, dropout,
                  activation, is_gated_act, layer_norm_eps, relative_attention_num_buckets,
-                 relative_attention_max_distance, is_decoder, device, dtype):
+                 relative_attention_max_distance, is_decoder, device, dtype,
+                 token_embeddings=None):
         super().__init__()
+        if not is_decoder:
+            # first, as in torchtext: the state dict's order is the modules' order
+            self.token_embeddings = token_embeddings
         self.layers = nn.ModuleList([
             T5Layer(d_model, nhead, dim_feedforward=dim_feedforward, qkv_dim=qkv_dim,
                     dropout=dropout, activation=activation, is_gated_act=is_gated_act,
@@ -391,8 +395,7 @@ class T5Encoder(_T5Stack):
         super().__init__(d_model, nhead, num_layers, dim_feedforward, qkv_dim, dropout,
                          activation, is_gated_act, layer_norm_eps,
                          relative_attention_num_buckets, relative_attention_max_distance,
-                         False, device, dtype)
-        self.token_embeddings = token_embeddings
+                         False, device, dtype, token_embeddings)
 
     def forward(self, src=None, mask=None, src_key_padding_mask=None, embedded_src=None):
         r"""Encode the tokens ``src`` (B, S) or their embeddings ``embedded_src`` (B, S, E).
