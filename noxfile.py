@@ -93,7 +93,8 @@ def text(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def text_torchtext(session: nox.Session) -> None:
     """Re-record torchtext 0.18 (tools/record_torchtext.py: its API surface and behaviour
-    cases, into tests/text/data/torchtext_0_18.json.gz) in an environment of its own (torch
+    cases, into tests/text/data/torchtext_0_18.json.gz; tools/record_torchtext_roberta.py:
+    its RoBERTa / XLM-R models and bundles) in an environment of its own (torch
     2.3.0, numpy<2: ember needs numpy>=2, so the two never share one), then run the tests that
     replay the recording through embertext. Not in the default sessions: the tests session runs
     the same tests from the committed recording, without torchtext."""
@@ -104,10 +105,12 @@ def text_torchtext(session: nox.Session) -> None:
     session.run(str(python), "-m", "pip", "install", "-q", "torch==2.3.0", "torchtext==0.18.0",
                 "numpy<2", external=True)
     session.run(str(python), "tools/record_torchtext.py", external=True)
+    session.run(str(python), "tools/record_torchtext_roberta.py", external=True)
     # sentencepiece: the generate_sp_model case (embertext's optional training dependency)
     session.install(CORE, DOMAINS["text"], "pytest", "sentencepiece")
     session.run("pytest", "tests/text/test_torchtext_surface.py",
-                "tests/text/test_torchtext_behaviour.py", "-q", *session.posargs)
+                "tests/text/test_torchtext_behaviour.py",
+                "tests/text/test_models_roberta_torchtext.py", "-q", *session.posargs)
 
 
 @nox.session(python=PYTHON)
