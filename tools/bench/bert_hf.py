@@ -15,7 +15,7 @@ The other shapes are there so that a cliff at one shape is not hidden by another
 
 Usage::
 
-    python tools/bench/bert_hf.py                                 # BERT-base, ~3 minutes
+    python tools/bench/bert_hf.py                                 # BERT-base, ~5 minutes
     python tools/bench/bert_hf.py --shapes 8x128 --threads 1 --repeats 9
     python tools/bench/bert_hf.py --layers 2 --hidden 64 --heads 2 --intermediate 128 \\
         --vocab 500 --shapes 2x16 --repeats 3                      # a tiny model: seconds
