@@ -124,3 +124,29 @@ def test_gelu_matches_torch():
     yt.backward(torch.tensor(g))
     torch.testing.assert_close(torch.from_numpy(F.gelu(x).detach().numpy()), yt.detach())
     torch.testing.assert_close(torch.from_numpy(x.grad.numpy()), xt.grad)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_threaded_forward_gives_the_single_calls_bits(dtype):
+    from ember._backend import _cpu_threads
+    from ember._C import _activation
+
+    x = np.concatenate([_inputs(), [np.nan, np.inf, -np.inf]]).astype(dtype)
+    x = np.tile(x, 40)[:-5]  # ~140K elements: several blocks, a ragged last one
+    old_min, old_threads = _cpu_threads.set_parallel_min(1024), ember.get_num_threads()
+    ember.set_num_threads(2)
+    calls = []
+    run = _cpu_threads._pool.run
+    try:
+        _cpu_threads._pool.run = lambda fns: (calls.append(len(fns)), run(fns))
+        got = cpu.kernel("gelu_forward", x)(x)
+    finally:
+        _cpu_threads._pool.run = run
+        ember.set_num_threads(old_threads)
+        _cpu_threads.set_parallel_min(old_min)
+    assert calls and calls[0] >= 2
+    assert got.tobytes() == _activation.gelu_forward(x).tobytes()
+    out = np.empty_like(x)
+    assert _activation.gelu_forward(x, out=out) is out and out.tobytes() == got.tobytes()
+    with pytest.raises(ValueError, match="out has dtype"):
+        _activation.gelu_forward(x, out=np.empty(3, dtype))

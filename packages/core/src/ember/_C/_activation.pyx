@@ -37,10 +37,15 @@ cdef _check(str fn, str name, object a, object like):
                          f"{like.dtype} and {like.shape}")
 
 
-def gelu_forward(x):
-    """``x * Phi(x)`` (``Phi`` the standard normal CDF) as a new array."""
+def gelu_forward(x, out=None):
+    """``x * Phi(x)`` (``Phi`` the standard normal CDF) as a new array, or into ``out``
+    (an array of ``x``'s dtype and shape)."""
     _check("gelu_forward", "x", x, None)
-    y = np.empty_like(x)
+    if out is None:
+        y = np.empty_like(x)
+    else:
+        _check("gelu_forward", "out", out, x)
+        y = out
     cdef Py_ssize_t n = x.size
     cdef const float[::1] xf
     cdef float[::1] yf

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["serial_blas", "serial_blas_below", "SERIAL_MAX_WORK"]
+from ember._backend._base import register_kernel
+
+__all__ = ["matmul", "serial_blas", "serial_blas_below", "SERIAL_MAX_WORK"]
 
 # Multiply-adds of one GEMM below which it runs on one thread (``serial_blas_below``): on 2
 # cores a single-threaded GEMM of this size takes tens of microseconds, about what one
@@ -68,3 +70,36 @@ def serial_blas_below(xp, work: int) -> serial_blas:
     """``serial_blas(xp)`` when ``work`` (multiply-adds of the block's largest GEMM) is below
     ``SERIAL_MAX_WORK``; a block that changes nothing otherwise."""
     return serial_blas(xp, work < SERIAL_MAX_WORK)
+
+
+def _work(a, b) -> int:
+    """The multiply-adds of ``a @ b`` (arrays of at least 2 dims; batch dims broadcast)."""
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    return max(a.size * n, (b.size // max(1, k)) * m * k)
+
+
+def matmul(a, b, bias=None):
+    """``a @ b`` (+ ``bias``, a row added to every row of the result) for two arrays of one
+    device, on the BLAS threads its size calls for: one thread below ``SERIAL_MAX_WORK``
+    multiply-adds (NOTE [ Serial BLAS ]), the device's ``matmul`` kernel from there on (on
+    the CPU: pieces on ember's threads, NOTE [ Threaded GEMM ] in ``_cpu_matmul``)."""
+    if a.ndim < 2 or b.ndim < 2:  # a product with a vector: the BLAS's own choice
+        out = a @ b
+    elif _work(a, b) >= SERIAL_MAX_WORK:
+        from ember._backend import backend_of
+
+        return backend_of(a).kernel("matmul", a)(a, b, bias)
+    else:
+        with serial_blas(np if type(a) is np.ndarray else None):
+            out = a @ b
+    if bias is not None:
+        out += bias
+    return out
+
+
+@register_kernel("matmul", "any")
+def _matmul_arrays(a, b, bias=None):
+    out = a @ b
+    if bias is not None:
+        out += bias
+    return out

@@ -195,7 +195,21 @@ _cpu("check_targets", _lazy("_loss_norm", "check_targets"), dtypes=(np.int64,),
 
 # -- pointwise activations (ember._C._activation) -------------------------------------------
 
-_cpu("gelu_forward", _lazy("_activation", "gelu_forward"), contiguous=True)
+_gelu_forward_c = _lazy("_activation", "gelu_forward")
+
+
+@register_kernel("gelu_forward", "cpu", dtypes=FLOATS, contiguous=True)
+def _gelu_forward(x):
+    """One compiled pass, in blocks on several threads where ``x`` is large (NOTE [ Threads
+    for large ops ]; each element is computed alone, so the bits are the single call's)."""
+    from ember._backend import bulk_kernel
+
+    blocks = bulk_kernel("map_blocks", x)
+    if blocks is not None:
+        return blocks(_gelu_forward_c, x)
+    return _gelu_forward_c(x)
+
+
 _gelu_backward_c = _lazy("_activation", "gelu_backward")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._backend import _cpu_conv, _cpu_kernels, _cpu_threads
+from ember._backend import _cpu_conv, _cpu_kernels, _cpu_matmul, _cpu_threads
 from ember._backend._base import Backend, register_kernel
 from ember._C import _kernels
 
@@ -26,6 +26,7 @@ backend = Backend("cpu", None, np, to_numpy=lambda array: array, copy_in=_copy_i
                   make_rng=_make_rng, workspace=_cpu_kernels.workspace,
                   tuning=_cpu_conv.TUNING)
 _cpu_threads.install(backend)
+_cpu_matmul.install()
 
 
 # -- kernels ----------------------------------------------------------------------------------

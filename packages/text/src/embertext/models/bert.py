@@ -2,7 +2,6 @@
 its checkpoints (``config.json`` + ``model.safetensors`` or ``pytorch_model.bin``) load with
 ``strict=True`` and give the same hidden states."""
 
-import math
 import os
 from dataclasses import dataclass, field
 
@@ -129,11 +128,11 @@ class BertSelfAttention(nn.Module):
         q = self._heads(self.query(hidden_states))
         k = self._heads(self.key(hidden_states))
         v = self._heads(self.value(hidden_states))
-        scores = ember.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.attention_head_size)
-        if attention_bias is not None:
-            scores = scores + attention_bias
-        probs = self.dropout(F.softmax(scores, dim=-1))
-        context = ember.matmul(probs, v).transpose(1, 2)
+        # one attention node (NOTE [ Attention as one node ]), as transformers' "sdpa"
+        # attention; the dropout on the probabilities only while training
+        context = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=attention_bias,
+            dropout_p=self.dropout.p if self.training else 0.0).transpose(1, 2)
         batch, length = context.shape[0], context.shape[1]
         return context.reshape(batch, length, -1)
 

@@ -21,7 +21,8 @@ import warnings
 
 import numpy as np
 
-from ember._backend._blas import serial_blas_below
+from ember._backend import bulk_kernel
+from ember._backend._blas import matmul, serial_blas_below
 from ember._C._core import Node, is_grad_enabled
 from ember._ops._util import (
     TensorBase,
@@ -53,11 +54,17 @@ def _serial_blas(xp, q, k, v):
 # ---------------------------------------------------------------------------------------
 # the attention node
 
-def _softmax_(xp, s, safe):
-    """Softmax over the last axis of the float array ``s``, in place. With ``safe`` a row
-    that is all ``-inf`` gives zeros (PyTorch's sdpa); otherwise NaN (``torch.softmax``)."""
+def _softmax_(xp, s, safe, bias=None):
+    """Softmax over the last axis of the float array ``s``, in place (or, when ``s`` is
+    large, into a new array by the device's ``softmax_lastdim`` kernel). With ``safe`` a
+    row that is all ``-inf`` gives zeros (PyTorch's sdpa); otherwise NaN
+    (``torch.softmax``). Such a row can only come from ``-inf`` in the ``bias`` (a causal
+    mask keeps every row's first key), so the kernel is used when the bias has none."""
     if s.size == 0:
         return s
+    kernel = bulk_kernel("softmax_lastdim", s) if s.flags.c_contiguous else None
+    if kernel is not None and not (safe and bias is not None and xp.isneginf(bias).any()):
+        return kernel(s, False)
     m = s.max(axis=-1, keepdims=True)
     if safe:
         inf_rows = xp.isneginf(m)
@@ -94,21 +101,21 @@ class _Attention(Node):
             return self._forward(xp, q, k, v, bias, scale, causal, noise, safe, want_weights)
 
     def _forward(self, xp, q, k, v, bias, scale, causal, noise, safe, want_weights):
-        s = q @ xp.swapaxes(k, -1, -2)
+        s = matmul(q, xp.swapaxes(k, -1, -2))
         s *= scale
         if bias is not None:
             s += bias
         L, S = s.shape[-2], s.shape[-1]
         if causal:
             s[..., ~_causal_keep(xp, L, S)] = -math.inf
-        p = _softmax_(xp, s, safe)
+        p = _softmax_(xp, s, safe, bias)
         self.p = p
         self.noise = noise
         self.scale = scale
         self.causal = causal
         self.safe = safe
         pd = p if noise is None else p * noise
-        out = pd @ v
+        out = matmul(pd, v)
         if want_weights:
             return out, pd
         return out
@@ -130,8 +137,8 @@ class _Attention(Node):
         if g_out is not None:
             go = g_out._data
             if need[2]:
-                gv = wrap(xp.swapaxes(pd, -1, -2) @ go)
-            dp = go @ xp.swapaxes(va, -1, -2)
+                gv = wrap(matmul(xp.swapaxes(pd, -1, -2), go))
+            dp = matmul(go, xp.swapaxes(va, -1, -2))
             if g_w is not None:
                 dp += g_w._data
         else:
@@ -145,11 +152,11 @@ class _Attention(Node):
         if need[3]:
             gb = wrap(ds)
         if need[0]:
-            t = ds @ ka
+            t = matmul(ds, ka)
             t *= scale
             gq = wrap(t)
         if need[1]:
-            t = xp.swapaxes(ds, -1, -2) @ qa
+            t = matmul(xp.swapaxes(ds, -1, -2), qa)
             t *= scale
             gk = wrap(t)
         return gq, gk, gv, gb

@@ -2,19 +2,20 @@
 
 NOTE [ Linear as one node ]
 ``linear(x, W, b)`` is one graph node: its forward folds any leading batch dims of
-``x`` into the rows of one GEMM (``x2 @ W.T``) and adds the bias in place; its backward
-is two GEMMs and a column sum (``g2 @ W``, ``g2.T @ x2``, ``g2.sum(0)``), run on the
-arrays directly unless ``create_graph=True`` asks for a recorded (differentiable)
-backward.
+``x`` into the rows of one GEMM (``x2 @ W.T``) and adds the bias in place (a large GEMM
+runs in pieces on ember's threads, each adding its block of the bias: NOTE [ Threaded
+GEMM ]); its backward is two GEMMs and a column sum (``g2 @ W``, ``g2.T @ x2``,
+``g2.sum(0)``), run on the arrays directly unless ``create_graph=True`` asks for a
+recorded (differentiable) backward.
 """
 
 from __future__ import annotations
 
 import math
 
-from ember._backend._blas import serial_blas_below
+from ember._backend._blas import matmul
 from ember._C._core import Node, is_grad_enabled
-from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, wrap, xp_of
+from ember._ops._util import TensorBase, apply, cpp_type_name, type_name, wrap
 
 __all__ = ["linear", "bilinear", "linear_cross_entropy"]
 
@@ -26,15 +27,13 @@ class Linear(Node):
 
     def forward(self, x, w, b):
         n, k = w.shape
-        rows = math.prod(x.shape[:-1])
-        with serial_blas_below(xp_of(x), rows * n * k):
-            if x.ndim == 2:
-                y = x @ w.T
-            else:
-                y = (x.reshape(rows, k) @ w.T).reshape(x.shape[:-1] + (n,))
-        if b is not None:
-            y += b
+        x2 = x if x.ndim == 2 else x.reshape(math.prod(x.shape[:-1]), k)
         self._bias_1d = b is None or b.shape == (n,)
+        y = matmul(x2, w.T, b if b is not None and self._bias_1d else None)
+        if x.ndim != 2:
+            y = y.reshape(x.shape[:-1] + (n,))
+        if not self._bias_1d:
+            y += b
         return y
 
     def backward(self, g):
@@ -60,11 +59,10 @@ class Linear(Node):
         xa, wa = x._data, w._data
         if cplx:
             xa, wa = xa.conj(), wa.conj()
-        with serial_blas_below(xp_of(ga), rows * n * k):
-            if need[0]:
-                gx = wrap((g2 @ wa).reshape(xa.shape))
-            if need[1]:
-                gw = wrap(g2.T @ xa.reshape(rows, k))
+        if need[0]:
+            gx = wrap(matmul(g2, wa).reshape(xa.shape))
+        if need[1]:
+            gw = wrap(matmul(g2.T, xa.reshape(rows, k)))
         if need[2]:
             gb = wrap(g2.sum(0)) if self._bias_1d else g
         return gx, gw, gb
