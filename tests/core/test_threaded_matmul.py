@@ -26,6 +26,7 @@ def pieces(monkeypatch):
 
     monkeypatch.setattr(_cpu_threads._pool, "run", spy)
     monkeypatch.setattr(_blas, "SERIAL_MAX_WORK", 1)
+    monkeypatch.setattr(_blas, "THREADED_MIN_WORK", 1)
     old = ember.get_num_threads()
     ember.set_num_threads(2)
     try:
@@ -179,3 +180,15 @@ def test_attention_products_and_softmax_threaded(pieces):
     finally:
         _cpu_threads.set_parallel_min(old)
     assert len(pieces) >= 4
+
+
+def test_mid_sized_products_keep_the_blas_threads(pieces, monkeypatch):
+    # between SERIAL_MAX_WORK and THREADED_MIN_WORK OpenBLAS's own threads win (measured):
+    # one call, no pieces
+    monkeypatch.setattr(_blas, "THREADED_MIN_WORK", 1 << 26)
+    a, b = _rand((128, 784)), _rand((784, 512), seed=1)
+    _close(_blas.matmul(a, b), a @ b)
+    assert pieces == []
+    big_a = _rand((256, 1024))
+    _close(_blas.matmul(big_a, _rand((1024, 256), seed=2)), big_a @ _rand((1024, 256), seed=2))
+    assert pieces == [4]  # 2^26 multiply-adds: pieces

@@ -22,6 +22,13 @@ __all__ = ["matmul", "serial_blas", "serial_blas_below", "SERIAL_MAX_WORK"]
 # cores a single-threaded GEMM of this size takes tens of microseconds, about what one
 # thread hand-off can cost on a quiet machine, and far less than one on a loaded machine.
 SERIAL_MAX_WORK = 1 << 22
+# Multiply-adds from which a GEMM is cut into pieces on ember's threads (the device's
+# ``matmul`` kernel, NOTE [ Threaded GEMM ]); between the two, the BLAS's own threads. On a
+# quiet 2-core machine (float32, medians of 45 calls) OpenBLAS's 2 threads beat the pieces
+# below about 64M multiply-adds (128x784 @ 784x512: 0.69 ms against 1.11; 1024x64 @ 64x256:
+# 0.18 against 0.43), and lose above (128x1024 @ 1024x512: 1.34 against 0.95; 700x256 @
+# 256x10000: 33 against 18), where its threads hardly gain on one.
+THREADED_MIN_WORK = 1 << 26
 
 
 def _find_set_threads_local():
@@ -83,12 +90,15 @@ def matmul(a, b, bias=None):
     device, on the BLAS threads its size calls for: one thread below ``SERIAL_MAX_WORK``
     multiply-adds (NOTE [ Serial BLAS ]), the device's ``matmul`` kernel from there on (on
     the CPU: pieces on ember's threads, NOTE [ Threaded GEMM ] in ``_cpu_matmul``)."""
+    work = 0 if a.ndim < 2 or b.ndim < 2 else _work(a, b)
     if a.ndim < 2 or b.ndim < 2:  # a product with a vector: the BLAS's own choice
         out = a @ b
-    elif _work(a, b) >= SERIAL_MAX_WORK:
+    elif work >= THREADED_MIN_WORK:
         from ember._backend import backend_of
 
         return backend_of(a).kernel("matmul", a)(a, b, bias)
+    elif work >= SERIAL_MAX_WORK:
+        out = a @ b  # the BLAS's own threads
     else:
         with serial_blas(np if type(a) is np.ndarray else None):
             out = a @ b
