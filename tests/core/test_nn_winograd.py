@@ -98,6 +98,38 @@ def test_winograd_chunks(always_winograd, monkeypatch):
     _compare(x, w, RNG.standard_normal(4), 1)
 
 
+@pytest.mark.parametrize("chunk_bytes", [1, 4 << 20])
+@pytest.mark.parametrize("n", [2, 3, 7])
+def test_winograd_on_several_threads(always_winograd, monkeypatch, n, chunk_bytes):
+    # NOTE [ Winograd on several threads ]: ranges of the batch on the pool, chunked or not;
+    # forward and input gradient equal the one-thread result bit for bit (the same loops on
+    # the same samples), the weight gradient to rounding (summed per range)
+    from ember._backend import _cpu_conv, _cpu_threads
+
+    monkeypatch.setattr(T, "winograd_chunk_bytes", chunk_bytes)
+    x = RNG.standard_normal((n, 6, 7, 9)).astype(np.float32)
+    w = RNG.standard_normal((4, 6, 3, 3)).astype(np.float32)
+    b = RNG.standard_normal(4).astype(np.float32)
+    one = _run(x, w, b, 1, True)
+    calls = []
+    run = _cpu_threads._pool.run
+    monkeypatch.setattr(_cpu_threads._pool, "run", lambda fns: calls.append(len(fns)) or run(fns))
+    monkeypatch.setattr(_cpu_conv, "_THREADED_MIN_WORK", 1)
+    monkeypatch.setattr(_cpu_conv, "_THREADED_MIN_CHANNELS", 1)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        several = _run(x, w, b, 1, True)
+    finally:
+        ember.set_num_threads(old)
+    assert calls == [2, 2]  # the forward, then the backward: one range per thread
+    np.testing.assert_array_equal(several[0], one[0])
+    np.testing.assert_array_equal(several[1], one[1])
+    np.testing.assert_allclose(several[2], one[2], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(several[3], one[3])
+    _compare(x, w, b, 1)  # and against im2col
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_winograd_transposed(always_winograd, dtype):
     # conv_transpose2d with stride 1 runs the Winograd input gradient as its forward

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ember._backend import _cpu_threads
-from ember._backend._blas import _set_threads_local, serial_blas
+from ember._backend._blas import _set_threads_local
 
 __all__ = ["install", "matmul"]
 
@@ -48,9 +48,7 @@ def install() -> None:
 
 
 def _threads() -> int:
-    if _set_threads_local is None or getattr(_cpu_threads._in_worker, "active", False):
-        return 1
-    return _cpu_threads.num_threads()
+    return 1 if _set_threads_local is None else _cpu_threads.available_threads()
 
 
 def _bounds(n: int, parts: int) -> list:
@@ -58,17 +56,7 @@ def _bounds(n: int, parts: int) -> list:
 
 
 def _run(pieces) -> None:
-    def task(piece):
-        def call():
-            _cpu_threads._in_worker.active = True
-            try:
-                with serial_blas(np):
-                    piece()
-            finally:
-                _cpu_threads._in_worker.active = False
-        return call
-
-    _cpu_threads._pool.run([task(p) for p in pieces])
+    _cpu_threads.run_tasks(pieces, serial_blas=True)
 
 
 def _matmul_2d(a, b, bias, threads):

@@ -36,8 +36,9 @@ import numpy as np
 
 from ember import _threads
 
-__all__ = ["PARALLEL_MIN", "install", "map_blocks", "num_threads", "parallel_run", "reduce",
-           "set_parallel_min", "softmax_lastdim", "ufunc_call"]
+__all__ = ["PARALLEL_MIN", "available_threads", "install", "map_blocks", "num_threads",
+           "parallel_run", "reduce", "run_tasks", "set_parallel_min", "softmax_lastdim",
+           "ufunc_call"]
 
 # Elements from which a kernel splits its work. Handing a slice to a worker costs
 # ~10-50 us (a wake-up on a futex); 1M float32 elements take ~0.3-1 ms per pass.
@@ -202,6 +203,34 @@ def parallel_run(fn, n: int, work: int | None = None) -> bool:
 
     _pool.run([task(a, b) for a, b in ranges])
     return True
+
+
+def available_threads() -> int:
+    """The threads a kernel may split its work over now: 1 inside a task of the pool (its
+    work is one piece of a split already), else :func:`num_threads`."""
+    return 1 if getattr(_in_worker, "active", False) else num_threads()
+
+
+def run_tasks(fns, *, serial_blas: bool = False) -> None:
+    """Run the callables ``fns`` on the pool (this thread and the workers), each marked as
+    a task (kernels inside it do not split again) and, with ``serial_blas``, with its
+    thread's OpenBLAS on one thread (NOTE [ Threaded GEMM ] in ``_cpu_matmul``)."""
+    import ember._backend._blas as blas
+
+    def task(fn):
+        def call():
+            _in_worker.active = True
+            try:
+                if serial_blas:
+                    with blas.serial_blas(np):
+                        fn()
+                else:
+                    fn()
+            finally:
+                _in_worker.active = False
+        return call
+
+    _pool.run([task(fn) for fn in fns])
 
 
 # -- elementwise ------------------------------------------------------------------------------
