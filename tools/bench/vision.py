@@ -65,27 +65,24 @@ def _copy_weights(torch_model, ember_model, ember):
     ember_model.load_state_dict(state)
 
 
-def _models(name, torch, tv, ember, ev):
-    torch.manual_seed(0)
-    theirs = getattr(tv.models, name)()
-    ours = getattr(ev.models, name)()
-    _copy_weights(theirs, ours, ember)
-    return ours, theirs
-
-
-def _inputs(shape, torch, ember, seed=0):
+def _models(name, size, libs, train):
+    """The torchvision model ``name`` and embervision's with its weights, in train or eval
+    mode, and one input batch for both."""
     import numpy as np
 
-    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-    return ember.from_numpy(x), torch.from_numpy(x.copy())
+    torch, tv, ember, ev = libs
+    torch.manual_seed(0)
+    theirs = getattr(tv.models, name)().train(train)
+    ours = getattr(ev.models, name)().train(train)
+    _copy_weights(theirs, ours, ember)
+    shape = (size["batch"], 3, size["image"], size["image"])
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    return ours, theirs, ember.from_numpy(x), torch.from_numpy(x.copy())
 
 
 def row_resnet50_eval(size, libs):
     torch, tv, ember, ev = libs
-    ours, theirs = _models("resnet50", torch, tv, ember, ev)
-    ours.eval()
-    theirs.eval()
-    xe, xt = _inputs((size["batch"], 3, size["image"], size["image"]), torch, ember)
+    ours, theirs, xe, xt = _models("resnet50", size, libs, train=False)
 
     def ember_forward():
         with ember.no_grad():
@@ -100,12 +97,10 @@ def row_resnet50_eval(size, libs):
 
 
 def row_resnet18_train(size, libs):
-    torch, tv, ember, ev = libs
-    ours, theirs = _models("resnet18", torch, tv, ember, ev)
-    ours.train()
-    theirs.train()
-    xe, xt = _inputs((size["batch"], 3, size["image"], size["image"]), torch, ember)
     import numpy as np
+
+    torch, tv, ember, ev = libs
+    ours, theirs, xe, xt = _models("resnet18", size, libs, train=True)
 
     y = np.random.default_rng(1).integers(0, 1000, size["batch"])
     ye, yt = ember.from_numpy(y), torch.from_numpy(y.copy())

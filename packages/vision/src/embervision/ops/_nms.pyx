@@ -319,31 +319,21 @@ def nms(boxes, scores, double iou_threshold, idxs=None):
             raise ValueError(f"nms kernel: {n} class ids expected, got {c.shape[0]}")
         if n:
             cls = &c[0]
-    keys_arr = np.empty(2 * n, np.int64)  # EmberNmsKey is 16 bytes: (double, int64)
     keep = np.empty(n, np.int64)
     if n == 0:
         return keep
-    cdef long long[::1] keys_view = keys_arr
+    cdef const long long[::1] order = _descending(s, True)
     cdef long long[::1] kept = keep
-    cdef EmberNmsKey *keys = <EmberNmsKey *>&keys_view[0]
-    cdef long long *order = <long long *>keys  # the sorted indices, packed over the keys
     cdef const float[:, ::1] bf
     cdef const double[:, ::1] bd
-    with nogil:
-        for i in range(n):
-            keys[i].score = s[i]
-            keys[i].index = i
-        ember_nms_sort(keys, n)
-        for i in range(n):
-            order[i] = keys[i].index
     if boxes.dtype == np.float64:
         bd = boxes
         with nogil:
-            k = _run(bd, order, cls, n, iou_threshold, &kept[0])
+            k = _run(bd, &order[0], cls, n, iou_threshold, &kept[0])
     elif boxes.dtype == np.float32:
         bf = boxes
         with nogil:
-            k = _run(bf, order, cls, n, iou_threshold, &kept[0])
+            k = _run(bf, &order[0], cls, n, iou_threshold, &kept[0])
     else:
         raise TypeError(f"nms kernel: float16, float32 or float64 boxes expected, got "
                         f"{boxes.dtype}")
@@ -357,24 +347,33 @@ def nms(boxes, scores, double iou_threshold, idxs=None):
     return keep[:k].copy()
 
 
-def argsort_descending(values):
-    """The indices that ``torch.sort(values, descending=True)`` gives on the CPU (not
-    stable: equal values in the order of its std::sort; NaN first). torchvision's
-    per-class ``batched_nms`` orders its result with it."""
+def _descending(values, bint stable):
+    """The indices that sort ``values`` in decreasing order, NaN first: equal values in
+    input order (``stable``) or in the order of torch's CPU sort without ``stable``."""
     cdef const double[::1] v = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
     cdef long long n = v.shape[0], i
-    keys_arr = np.empty(2 * n, np.int64)
+    out = np.empty(n, np.int64)
     if n == 0:
-        return np.empty(0, np.int64)
+        return out
+    keys_arr = np.empty(2 * n, np.int64)  # EmberNmsKey is 16 bytes: (double, int64)
     cdef long long[::1] keys_view = keys_arr
     cdef EmberNmsKey *keys = <EmberNmsKey *>&keys_view[0]
-    out = np.empty(n, np.int64)
     cdef long long[::1] o = out
     with nogil:
         for i in range(n):
             keys[i].score = v[i]
             keys[i].index = i
-        ember_nms_sort_unstable(keys, n)
+        if stable:
+            ember_nms_sort(keys, n)
+        else:
+            ember_nms_sort_unstable(keys, n)
         for i in range(n):
             o[i] = keys[i].index
     return out
+
+
+def argsort_descending(values):
+    """The indices that ``torch.sort(values, descending=True)`` gives on the CPU (not
+    stable: equal values in the order of its std::sort; NaN first). torchvision's
+    per-class ``batched_nms`` orders its result with it."""
+    return _descending(values, False)
