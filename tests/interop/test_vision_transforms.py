@@ -135,6 +135,8 @@ PIL_CASES = [
     ("contrast", lambda F, M: F.adjust_contrast(PIL_IMG, 0.3), 0),
     ("saturation", lambda F, M: F.adjust_saturation(PIL_IMG, 0.3), 0),
     ("hue", lambda F, M: F.adjust_hue(PIL_IMG, -0.3), 0),
+    ("hue_wraps_up", lambda F, M: F.adjust_hue(PIL_IMG, 0.45), 0),
+    ("hue_wraps_down", lambda F, M: F.adjust_hue(PIL_IMG, -0.5), 0),
     ("gamma", lambda F, M: F.adjust_gamma(PIL_IMG, 1.4), 0),
     ("sharpness", lambda F, M: F.adjust_sharpness(PIL_IMG, 0.2), 0),
     ("gray3", lambda F, M: F.to_grayscale(PIL_IMG, 3), 0),

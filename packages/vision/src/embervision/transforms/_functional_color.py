@@ -167,8 +167,9 @@ def adjust_hue(img, hue_factor: float):
             return img
         mode = img.mode
         h, s, v = img.convert("HSV").split()
-        arr = np.asarray(h).astype(np.int64)
-        arr = ((arr + int(hue_factor * 255)) % 256).astype(np.uint8)
+        # one pass in uint8: the shift wraps around the colour wheel (mod 256)
+        arr = np.array(h, dtype=np.uint8)
+        arr += np.uint8(int(hue_factor * 255) % 256)
         return Image.merge("HSV", (Image.fromarray(arr, "L"), s, v)).convert(mode)
     check_image(img)
     _check_channels(img, [1, 3])
