@@ -62,6 +62,9 @@ def set_num_threads(int: int) -> None:  # noqa: A002 - PyTorch's parameter name
     n = _check_positive(int, "set_num_threads")
     _controller().limit(limits=n)
     _state["num_threads"] = n
+    from ember._backend import _blas
+
+    _blas.threads_changed(n)  # NOTE [ Serial BLAS is process-wide ]
 
 
 def intra_op_threads() -> int:

@@ -6,11 +6,26 @@ across its threads, so every call is a thread hand-off; on a loaded 2-core machi
 hand-off can wait a scheduler quantum (next to spinning OpenMP threads), and an LSTM forward
 that takes 20 ms took 0.4-2.9 s, one batched attention product 1-2 s instead of 1-3 ms
 (measured). Those ops run their products under ``serial_blas``, which limits OpenBLAS to
-one thread for the calling thread only (``openblas_set_num_threads_local``, OpenBLAS >=
-0.3.27, found in NumPy's bundled OpenBLAS). With another BLAS or with CuPy it does nothing.
+one thread (``openblas_set_num_threads_local``, OpenBLAS >= 0.3.27, found in NumPy's
+bundled OpenBLAS). With another BLAS or with CuPy it does nothing.
+
+NOTE [ Serial BLAS is process-wide ]
+Despite its name, ``openblas_set_num_threads_local`` in the pthreads OpenBLAS of NumPy's
+wheels sets the process's count (measured: a worker thread's call changes what the main
+thread's next GEMM uses; only OpenMP builds keep a count per thread). ember's pool runs
+pieces under ``serial_blas`` on several threads at once, and each entering and leaving on
+its own would race: a thread that leaves restores two threads while another's piece still
+runs, and one that entered second "restores" the one its partner had set, leaving OpenBLAS
+on one thread for good (a Swin-T forward then gave other digits on its second call, since
+OpenBLAS's one- and two-thread GEMMs round differently). So where the count is the
+process's, serial mode is counted: the first thread in sets one thread, the last one out
+restores the count it found. A probe on the first use (a thread sets the count, the caller
+reads it) tells which kind of OpenBLAS this is.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -52,9 +67,64 @@ def _find_set_threads_local():
 _set_threads_local = _find_set_threads_local()
 
 
+def _probe_process_wide() -> bool:
+    """Whether ``_set_threads_local`` sets the process's count (NOTE [ Serial BLAS is
+    process-wide ]): this thread sets one thread, another thread sets two, and this thread
+    reads its count back."""
+    old = _set_threads_local(1)
+    t = threading.Thread(target=_set_threads_local, args=(2,))
+    t.start()
+    t.join()
+    return _set_threads_local(old) == 2
+
+
+_serial = {"lock": threading.Lock(), "depth": 0, "saved": None, "shared": None}
+
+
+def _enter_serial():
+    """Serial mode on (NOTE [ Serial BLAS is process-wide ]); the count to restore, or None
+    where the count is the process's (restored by the last one out)."""
+    state = _serial
+    if state["shared"] is None:
+        with state["lock"]:
+            if state["shared"] is None:
+                state["shared"] = _probe_process_wide()
+    if not state["shared"]:
+        return _set_threads_local(1)
+    with state["lock"]:
+        if state["depth"] == 0:
+            state["saved"] = _set_threads_local(1)
+        state["depth"] += 1
+    return None
+
+
+def _leave_serial(old):
+    if old is not None:
+        _set_threads_local(old)
+        return
+    state = _serial
+    with state["lock"]:
+        state["depth"] -= 1
+        if state["depth"] == 0:
+            _set_threads_local(state["saved"])
+
+
+def threads_changed(n: int) -> None:
+    """``ember.set_num_threads(n)`` has set the BLAS count: while some thread is in serial
+    mode, keep one thread and restore ``n`` when the last one leaves."""
+    state = _serial
+    if _set_threads_local is None or not state["shared"]:
+        return
+    with state["lock"]:
+        if state["depth"]:
+            state["saved"] = n
+            _set_threads_local(1)
+
+
 class serial_blas:  # noqa: N801 - used like a function: ``with serial_blas(xp):``
-    """``with serial_blas(xp, enabled):`` runs the block with this thread's OpenBLAS on one
-    thread when ``xp`` is NumPy and ``enabled``; restores the previous count after."""
+    """``with serial_blas(xp, enabled):`` runs the block with OpenBLAS on one thread when
+    ``xp`` is NumPy and ``enabled``; the count is restored when the block (and every other
+    thread's serial block: NOTE [ Serial BLAS is process-wide ]) has ended."""
 
     __slots__ = ("on", "old")
 
@@ -64,12 +134,12 @@ class serial_blas:  # noqa: N801 - used like a function: ``with serial_blas(xp):
 
     def __enter__(self):
         if self.on:
-            self.old = _set_threads_local(1)
+            self.old = _enter_serial()
         return self
 
     def __exit__(self, *exc):
-        if self.old is not None:
-            _set_threads_local(self.old)
+        if self.on:
+            _leave_serial(self.old)
         return False
 
 
