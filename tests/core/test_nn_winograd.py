@@ -101,7 +101,7 @@ def test_winograd_chunks(always_winograd, monkeypatch):
 @pytest.mark.parametrize("chunk_bytes", [1, 4 << 20])
 @pytest.mark.parametrize("n", [2, 3, 7])
 def test_winograd_on_several_threads(always_winograd, monkeypatch, n, chunk_bytes):
-    # NOTE [ Winograd on several threads ]: ranges of the batch on the pool, chunked or not;
+    # NOTE [ Convolutions on several threads ]: ranges of the batch on the pool, chunked or not;
     # forward and input gradient equal the one-thread result bit for bit (the same loops on
     # the same samples), the weight gradient to rounding (summed per range)
     from ember._backend import _cpu_conv, _cpu_threads

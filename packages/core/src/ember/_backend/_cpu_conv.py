@@ -21,7 +21,8 @@ import numpy as np
 
 from ember._backend._base import Tuning, batch_chunks
 
-__all__ = ["TUNING", "winograd_pays", "winograd_forward", "winograd_backward"]
+__all__ = ["TUNING", "winograd_pays", "winograd_forward", "winograd_backward", "batch_ranges",
+           "run_parts"]
 
 
 def winograd_pays(c, cout, out_sp):
@@ -101,19 +102,26 @@ def _weight(w, cd):
     return np.dot(_GG[np.dtype(cd)], w2.T).reshape(16, cout, c)
 
 
-# NOTE [ Winograd on several threads ]
-# The 16 GEMMs of a chunk are too small for OpenBLAS's threads to gain on two cores (64
-# channels at 56x56, batch 8: 12.6 ms on 2 threads, 9.1 on one), and the tile transforms are
-# serial loops (NOTE [ OpenMP on few cores ]), so a convolution ran at one thread's speed. A
-# batch with enough work is cut into one contiguous range of samples per thread instead; each
-# range runs the whole chunked computation below on ember's pool (the transforms release the
-# GIL), with its thread's OpenBLAS on one thread and its own workspaces (they are per thread).
-# The output and the input gradient of a range are its own rows; the weight gradient is summed
-# per range, then over the ranges in order, so a result depends only on the thread count.
+# NOTE [ Convolutions on several threads ]
+# OpenBLAS's own threads gain little on two cores for a convolution's GEMMs: Winograd's 16
+# per-position GEMMs per chunk are too small to split well (64 channels at 56x56, batch 8:
+# 12.6 ms on 2 threads, 9.1 on one), and the im2col GEMMs only just gain. The compiled
+# im2col/col2im and tile-transform loops are serial (NOTE [ OpenMP on few cores ]), so a
+# convolution ran at about one thread's speed. A batch with enough work is cut into one
+# contiguous range of samples per thread instead (:func:`batch_ranges`); each range runs the
+# whole chunked computation on ember's pool (:func:`run_parts`; the compiled loops release
+# the GIL), with OpenBLAS on one thread (NOTE [ Serial BLAS is process-wide ] in _blas) and
+# its own workspaces (they are per thread). The output and the input gradient of a range are its own rows; the weight
+# gradient is summed per range, then over the ranges in order, so a result depends only on
+# the thread count. (It equals the one-thread result to rounding, not bit for bit: OpenBLAS
+# rounds a GEMM's columns by where they fall in its blocks, and a range's GEMMs are
+# shorter.) The op code asks for both as the kernels "batch_ranges" and "run_parts" (one
+# range, run here, on devices without them), for Winograd, im2col and the per-sample 1x1
+# convolutions (NOTE [ Pointwise convolutions ] in ember.nn._functional.conv) alike.
 
 # Multiply-adds of a convolution's GEMMs, and channels, from which its batch is split over
-# the threads. Measured on a quiet 2-core machine (float32, forward + both gradients, 3x3,
-# the threaded time over the one-thread time): 32 channels at 16x16, batch 32 (34M
+# the threads. Measured on a quiet 2-core machine (float32, forward + both gradients, 3x3
+# Winograd, the threaded time over the one-thread time): 32 channels at 16x16, batch 32 (34M
 # multiply-adds) 0.72; 32@32x32 batch 16 (67M) 0.66; 64@16x16 batch 32 (134M) 0.64; but 16
 # channels at 32x32, batch 32 (34M) 1.14: with few channels the transforms, which read and
 # write every tile once per GEMM, outweigh the GEMMs, and two threads share one memory bus.
@@ -121,20 +129,25 @@ _THREADED_MIN_WORK = 1 << 25
 _THREADED_MIN_CHANNELS = 32
 
 
-def _batch_ranges(n, c, cout, t):
-    """[(start, stop)]: one range of the batch per thread (NOTE [ Winograd on several
-    threads ]), or one range for all of it."""
+def batch_ranges(n, work, channels):
+    """[(start, stop)]: one range of a batch of ``n`` samples per thread (NOTE [ Convolutions
+    on several threads ]) for a convolution of ``work`` multiply-adds whose smallest GEMM
+    dimension other than the batch's is ``channels``; or one range for all of it."""
     from ember._backend import _cpu_threads
 
     threads = min(_cpu_threads.available_threads(), n)
-    if (threads < 2 or 16 * c * cout * t * n < _THREADED_MIN_WORK
-            or min(c, cout) < _THREADED_MIN_CHANNELS):
+    if threads < 2 or work < _THREADED_MIN_WORK or channels < _THREADED_MIN_CHANNELS:
         return [(0, n)]
     return [(n * i // threads, n * (i + 1) // threads) for i in range(threads)]
 
 
-def _run_parts(fn, parts) -> None:
-    """``fn(*args)`` for each ``args`` of ``parts``: here for one, on the pool for several."""
+def _batch_ranges(n, c, cout, t):
+    return batch_ranges(n, 16 * c * cout * t * n, min(c, cout))
+
+
+def run_parts(fn, parts) -> None:
+    """``fn(*args)`` for each ``args`` of ``parts``: here for one, on the pool for several,
+    each with its thread's BLAS on one thread."""
     if len(parts) == 1:
         fn(*parts[0])
         return
@@ -165,7 +178,7 @@ def winograd_forward(x, w, b, padding, out_sp):
                             _tile_array((16, cout, m * t), cd, 1))
             conv.winograd_output(mm.reshape(16, cout, m, t), y[s:e])
 
-    _run_parts(part, _batch_ranges(n, c, cout, t))
+    run_parts(part, _batch_ranges(n, c, cout, t))
     if b is not None:
         y += b.astype(cd, copy=False).reshape(cout, 1, 1)
     return y
@@ -217,7 +230,7 @@ def winograd_backward(x, g, w, padding, in_sp, need_input, need_weight):
                 conv.winograd_input_adjoint(dv.reshape(16, c, m, t), gx[s:e], ph, pw, *tiles)
             first = False
 
-    _run_parts(part, [(i, lo, hi) for i, (lo, hi) in enumerate(ranges)])
+    run_parts(part, [(i, lo, hi) for i, (lo, hi) in enumerate(ranges)])
     gw = None
     if need_weight:
         du = dus[0]

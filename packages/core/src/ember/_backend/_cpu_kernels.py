@@ -179,6 +179,9 @@ def _winograd_conv(name):
 
 _cpu("conv2d_winograd_forward", _winograd_conv("winograd_forward"))
 _cpu("conv2d_winograd_backward", _winograd_conv("winograd_backward"))
+# ranges of a convolution's batch on ember's threads (NOTE [ Convolutions on several threads ])
+_cpu("batch_ranges", _winograd_conv("batch_ranges"), dtypes=None)
+_cpu("run_parts", _winograd_conv("run_parts"), dtypes=None)
 
 
 # -- cross-entropy and the norms (ember._C._loss_norm) --------------------------------------

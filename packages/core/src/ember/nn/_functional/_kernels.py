@@ -41,7 +41,7 @@ __all__ = [
     "has_compiled", "workspace", "im2col", "col2im", "max_pool", "max_pool_regular", "avg_pool",
     "avg_pool_backward", "scatter_add_planes", "winograd_input", "winograd_input_adjoint",
     "winograd_output", "winograd_output_adjoint", "conv2d_winograd_forward",
-    "conv2d_winograd_backward",
+    "conv2d_winograd_backward", "batch_ranges", "run_parts",
 ]
 
 # Tests set this to run the array-module implementations on NumPy arrays.
@@ -171,6 +171,37 @@ def conv2d_winograd_backward(x, g, w, padding, in_sp, need_input, need_weight):
     skipped as None where not needed); ``in_sp`` is the input's (H, W)."""
     return _kernel("conv2d_winograd_backward", g)(x, g, w, padding, in_sp, need_input,
                                                   need_weight)
+
+
+# --- a batch on the device's threads ----------------------------------------------------------
+#
+# A convolution whose batch may be computed in ranges of samples at once asks the device for
+# the ranges and hands it one function per range (the CPU: NOTE [ Convolutions on several
+# threads ] in ember._backend._cpu_conv). The ranges' outputs must be independent, or
+# combined by the caller afterwards in range order.
+
+def batch_ranges(like, n, work, channels):
+    """[(start, stop)]: the ranges a batch of ``n`` samples is computed in, for a convolution
+    of ``work`` multiply-adds whose smallest GEMM dimension (other than the batch's) is
+    ``channels``, on ``like``'s device; ``[(0, n)]`` where the device does not split."""
+    return _kernel("batch_ranges", like)(n, work, channels)
+
+
+def run_parts(like, fn, parts):
+    """Call ``fn(*args)`` for every ``args`` of ``parts``, at the same time where ``like``'s
+    device can; return when all are done (a worker's exception is raised here)."""
+    return _kernel("run_parts", like)(fn, parts)
+
+
+@register_kernel("batch_ranges", "any")
+def _batch_ranges(n, work, channels):
+    return [(0, n)]
+
+
+@register_kernel("run_parts", "any")
+def _run_parts(fn, parts):
+    for args in parts:
+        fn(*args)
 
 
 # --- pooling ----------------------------------------------------------------------------------
