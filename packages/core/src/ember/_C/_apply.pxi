@@ -288,6 +288,13 @@ cdef object apply_inplace_impl(object op_cls, TensorBase self, tuple args):
                                  for a in args]
         if type(self._data) is _ndarray and all(
                 type(a) is _ndarray or not hasattr(a, "dtype") for a in arrays):
+            # NOTE [ In-place ops write in place ]: an op that can write its result into
+            # self's array says so (forward_into returns True), with no result array and
+            # no copy back; otherwise the result is computed and copied in
+            into = getattr(op_cls, "forward_into", None)
+            if into is not None and into(node, *arrays):
+                bump_version(self)
+                return self
             res = node.forward(*arrays)
         else:
             res = forward_on_device(node, arrays)

@@ -77,7 +77,7 @@ def install(backend) -> None:
 
     _backend = backend
     register_kernel("ufunc", "cpu", ufunc_call)
-    register_kernel("map_blocks", "cpu", lambda fn, x: map_blocks(fn, x),
+    register_kernel("map_blocks", "cpu", lambda fn, x, out=None: map_blocks(fn, x, out),
                     dtypes=(np.float32, np.float64), contiguous=True)
     register_kernel("reduce", "cpu", reduce, dtypes=_REDUCE_DTYPES)
     register_kernel("softmax_lastdim", "cpu", softmax_lastdim, dtypes=(np.float32, np.float64),
@@ -299,13 +299,15 @@ def ufunc_call(ufunc, *operands, out=None):
 _BLOCK_BYTES = 256 << 10  # a block of map_blocks: its passes stay in the core's L2
 
 
-def map_blocks(fn, x):
+def map_blocks(fn, x, out=None):
     """``out`` with ``fn(x_block, out_block)`` called on blocks of a C-contiguous ``x`` and
-    of a new array ``out`` like it (an op of several NumPy passes, written to compute one
-    block in place: each block's passes run in cache), the blocks on several threads when
-    ``x`` is large. ``fn`` must compute each element from the same element of ``x`` alone,
-    so that the result is the one of ``fn(x, out)``, bit for bit."""
-    out = np.empty_like(x)
+    of ``out`` (a new array like ``x`` if None; ``x`` itself for an in-place op), an op of
+    several NumPy passes written to compute one block in place, so that each block's passes
+    run in cache; the blocks on several threads when ``x`` is large. ``fn`` must compute
+    each element from the same element of ``x`` alone, so that the result is the one of
+    ``fn(x, out)``, bit for bit."""
+    if out is None:
+        out = np.empty_like(x)
     flat, flat_out = x.reshape(-1), out.reshape(-1)
     block = max(_ALIGN, _BLOCK_BYTES // max(1, x.itemsize) // _ALIGN * _ALIGN)
 

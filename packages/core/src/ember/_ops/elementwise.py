@@ -71,10 +71,41 @@ def _where_t(cond, a, b):
 # ---------------------------------------------------------------------------
 # add, sub, mul, div
 
+# NOTE [ In-place ops write in place ]
+# Without autograd, an in-place op (``x += y``, ``x.add_(y)``, ``x.relu_()``) whose Node
+# class has ``forward_into`` writes its result straight into x's array (apply_inplace asks
+# it first): no result array (for a 100 MB activation, a fresh mmap and its page faults) and
+# no copy back, and on the CPU a large one runs on several threads (the "ufunc" and
+# "map_blocks" kernels) like the out-of-place op. It declines (returns False), leaving the
+# general path, for what would need a cast or another shape: anything but float operands of
+# x's dtype (or Python numbers) broadcasting to x's shape. NumPy reads and writes each
+# element in turn, so an operand that is x itself is fine; partial overlaps were refused
+# before (check_inplace_overlap).
+
+def _ufunc_into(ufunc, a, b) -> bool:
+    if a.dtype.kind != "f":
+        return False
+    if type(b) is np.ndarray:
+        if b.dtype != a.dtype or (b.shape != a.shape
+                                  and np.broadcast_shapes(a.shape, b.shape) != a.shape):
+            return False
+    elif type(b) is not float and type(b) is not int:
+        return False
+    kernel = bulk_kernel("ufunc", a)
+    if kernel is not None:
+        kernel(ufunc, a, b, out=a)
+    else:
+        ufunc(a, b, out=a)
+    return True
+
+
 class Add(Node):
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
         return ufunc2(np.add, a, b) if alpha == 1 else a + b * alpha
+
+    def forward_into(self, a, b, alpha=1):
+        return alpha == 1 and _ufunc_into(np.add, a, b)
 
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * _conj_number(self.alpha))
@@ -84,6 +115,9 @@ class Sub(Node):
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
         return ufunc2(np.subtract, a, b) if alpha == 1 else a - b * alpha
+
+    def forward_into(self, a, b, alpha=1):
+        return alpha == 1 and _ufunc_into(np.subtract, a, b)
 
     def backward(self, g):
         return g, (-g if self.alpha == 1 else g * -_conj_number(self.alpha))
@@ -98,6 +132,9 @@ class Mul(Node):
 
     def forward(self, a, b):
         return ufunc2(np.multiply, a, b)
+
+    def forward_into(self, a, b):  # NOTE [ In-place ops write in place ]
+        return _ufunc_into(np.multiply, a, b)
 
     def backward(self, g):
         a, b = self.saved_tensors

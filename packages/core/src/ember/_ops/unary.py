@@ -106,17 +106,21 @@ class _Spec:
 
 def _defunary(name, fn, grad=None, needs="", *, domain=FLOAT, kernel=None, complex_ok=True,
               complex_msg=None, bool_msg=None, inplace_complex_msg=None, doc=None,
-              differentiable=True):
+              differentiable=True, into=None):
     """Define op ``name`` from a table row: its Node class, function and in-place method.
 
     ``bool_msg``: None when bool inputs are fine, "" for the generic not-implemented
     error, else the RuntimeError message.
+    ``into``: the Node's ``forward_into(node, x) -> bool``, which writes the in-place
+    method's result into ``x`` without autograd (NOTE [ In-place ops write in place ]).
     """
     cls_name = "".join(p.capitalize() for p in name.split("_"))
     cls = type(cls_name, (Unary,), {
         "fn": staticmethod(fn), "grad": staticmethod(grad) if grad else None, "needs": needs,
         "saves_inputs": (0,) if "x" in needs else (), "saves_output": "y" in needs,
         "differentiable": differentiable, "__doc__": f"The elementwise ``{name}`` op.",
+        # the in-place method without autograd (NOTE [ In-place ops write in place ])
+        "forward_into": into,
     })
     spec = _Spec(name, domain, kernel, complex_ok, complex_msg, bool_msg, inplace_complex_msg)
 
@@ -180,6 +184,18 @@ def _relu_fw(xp, x):
     if kernel is not None:
         return kernel(_relu_block, x)
     return xp.maximum(x, 0)
+
+
+def _relu_into(node, x) -> bool:
+    # NOTE [ In-place ops write in place ] (ember._ops.elementwise): relu_ on a float array
+    if x.dtype.kind != "f":
+        return False
+    kernel = bulk_kernel("map_blocks", x)
+    if kernel is not None:
+        kernel(_relu_block, x, x)
+    else:
+        np.maximum(x, 0, out=x)
+    return True
 
 
 def _frac_fw(xp, x):
@@ -290,7 +306,7 @@ _round = _defunary("round", lambda xp, x: xp.rint(x), domain=ROUND, kernel="roun
 frac = _defunary("frac", _frac_fw, lambda g, x, y: g, domain=FLOAT_ONLY, kernel="frac_cpu",
                  bool_msg="", complex_ok=False,
                  doc="The fractional part ``input - trunc(input)``; its sign is input's.")
-relu = _defunary("relu", _relu_fw, lambda g, x, y: g * (y > 0), "y",
+relu = _defunary("relu", _relu_fw, lambda g, x, y: g * (y > 0), "y", into=_relu_into,
                  domain=SAME, bool_msg="Boolean inputs not supported for relu",
                  complex_ok=False, complex_msg="clamp is not supported for complex types",
                  doc="``max(input, 0)``, elementwise.")
