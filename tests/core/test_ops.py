@@ -47,7 +47,7 @@ def to_numpy(x):
 
 def _marks(op, test, dtype=None):
     """strict xfail marks for the known bugs an OpInfo lists for ``test``."""
-    return [pytest.mark.xfail(reason=r, strict=True) for r in op.xfail_reasons(test, dtype)]
+    return op.xfail_marks(test, dtype)
 
 
 def _op_params(ops, test):

@@ -60,7 +60,7 @@ def _float_outputs(out):
 
 def _marks(op, test, dtype=None):
     """strict xfail marks for the known bugs an OpInfo lists for ``test``."""
-    return [pytest.mark.xfail(reason=r, strict=True) for r in op.xfail_reasons(test, dtype)]
+    return op.xfail_marks(test, dtype)
 
 
 TORCH_OPS = [op for op in op_db if op.torch_op is not None]

@@ -47,12 +47,14 @@ class XFail:
     The test is marked ``xfail(strict=True)`` so that it fails loudly once the bug is
     fixed and the entry must go. ``test`` is the test function's name (e.g.
     ``"test_gradcheck"``, ``"test_forward_matches_torch"``); ``dtypes`` limits the mark to
-    those dtypes (None: all) for the tests parametrized by dtype.
+    those dtypes (None: all) for the tests parametrized by dtype. ``strict=False`` is for
+    a difference that depends on the reference's build or machine (the test may pass).
     """
 
     test: str
     reason: str
     dtypes: tuple | None = None
+    strict: bool = True
 
     def applies(self, test: str, dtype=None) -> bool:
         if test != self.test:
@@ -106,6 +108,13 @@ class OpInfo:
     def xfail_reasons(self, test: str, dtype=None) -> list:
         """The reasons of the ``xfails`` that apply to ``test`` (at ``dtype``)."""
         return [x.reason for x in self.xfails if x.applies(test, dtype)]
+
+    def xfail_marks(self, test: str, dtype=None) -> list:
+        """``pytest.mark.xfail`` marks of the ``xfails`` that apply to ``test`` (at ``dtype``)."""
+        import pytest
+
+        return [pytest.mark.xfail(reason=x.reason, strict=x.strict) for x in self.xfails
+                if x.applies(test, dtype)]
 
     def __repr__(self) -> str:
         return f"OpInfo({self.name})"

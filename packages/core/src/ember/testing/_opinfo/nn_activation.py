@@ -198,10 +198,12 @@ _NONFINITE_XFAILS = {
         "test_forward_matches_numpy", "test_forward_matches_torch")),
     # ember gives gelu(+inf) = inf, as NumPy's formula, torch's float64 kernel and torch's
     # scalar float32 path do; torch's vectorized float32 CPU kernel (8+ elements) gives NaN
+    # on some machines (seen with torch 2.14.1, and in CI with 2.13) and inf on others (2.13
+    # on an AMD EPYC here): not strict
     "gelu": (XFail("test_forward_matches_torch",
-                   "torch difference: torch's vectorized float32 gelu gives NaN at +inf "
-                   "(its scalar path and float64 give inf, as ember does)",
-                   dtypes=(np.float32,)),),
+                   "torch difference: torch's vectorized float32 gelu gives NaN at +inf on "
+                   "some CPUs (its scalar path and float64 give inf, as ember does)",
+                   dtypes=(np.float32,), strict=False),),
 }
 
 
