@@ -95,11 +95,18 @@ def _group_dot(a, b, out):
     return out
 
 
+def _serial():
+    from ember._backend._blas import serial_blas
+
+    return serial_blas(np)
+
+
 def _weight(w, cd):
     """(16, Cout, C) = G w G^T of w (Cout, C, 3, 3)."""
     cout, c = w.shape[:2]
     w2 = np.ascontiguousarray(w, dtype=cd).reshape(cout * c, 9)
-    return np.dot(_GG[np.dtype(cd)], w2.T).reshape(16, cout, c)
+    with _serial():  # a skinny product: OpenBLAS's threads only cost (NOTE below)
+        return np.dot(_GG[np.dtype(cd)], w2.T).reshape(16, cout, c)
 
 
 # NOTE [ Convolutions on several threads ]
@@ -111,11 +118,11 @@ def _weight(w, cd):
 # contiguous range of samples per thread instead (:func:`batch_ranges`); each range runs the
 # whole chunked computation on ember's pool (:func:`run_parts`; the compiled loops release
 # the GIL), with OpenBLAS on one thread (NOTE [ Serial BLAS is process-wide ] in _blas) and
-# its own workspaces (they are per thread). The output and the input gradient of a range are its own rows; the weight
-# gradient is summed per range, then over the ranges in order, so a result depends only on
-# the thread count. (It equals the one-thread result to rounding, not bit for bit: OpenBLAS
-# rounds a GEMM's columns by where they fall in its blocks, and a range's GEMMs are
-# shorter.) The op code asks for both as the kernels "batch_ranges" and "run_parts" (one
+# its own workspaces (they are per thread). The output and the input gradient of a range
+# are its own rows; the weight gradient is summed per range, then over the ranges in order,
+# so a result depends only on the thread count. (It equals the one-thread result to
+# rounding, not bit for bit: OpenBLAS rounds a GEMM's columns by where they fall in its
+# blocks, and a range's GEMMs are shorter.) The op code asks for both as the kernels "batch_ranges" and "run_parts" (one
 # range, run here, on devices without them), for Winograd, im2col and the per-sample 1x1
 # convolutions (NOTE [ Pointwise convolutions ] in ember.nn._functional.conv) alike.
 
@@ -147,9 +154,13 @@ def _batch_ranges(n, c, cout, t):
 
 def run_parts(fn, parts) -> None:
     """``fn(*args)`` for each ``args`` of ``parts``: here for one, on the pool for several,
-    each with its thread's BLAS on one thread."""
+    with OpenBLAS on one thread either way. (Measured: a convolution that is too small to
+    split ran its GEMMs faster on one OpenBLAS thread than on two, and OpenBLAS's two
+    threads, which spin for a while after each call, slowed the pool's next kernels:
+    the ResNet-18 CIFAR step of tools/bench took 1.8-2.0 s with them, 1.5 s without.)"""
     if len(parts) == 1:
-        fn(*parts[0])
+        with _serial():
+            fn(*parts[0])
         return
     from ember._backend import _cpu_threads
 
@@ -237,5 +248,6 @@ def winograd_backward(x, g, w, padding, in_sp, need_input, need_weight):
         for other in dus[1:]:
             du += other
         # the adjoint of _weight: G^T dU G
-        gw = np.dot(du.reshape(16, cout * c).T, _GG[np.dtype(cd)]).reshape(cout, c, 3, 3)
+        with _serial():
+            gw = np.dot(du.reshape(16, cout * c).T, _GG[np.dtype(cd)]).reshape(cout, c, 3, 3)
     return gx, gw
