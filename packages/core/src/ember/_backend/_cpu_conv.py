@@ -118,13 +118,14 @@ def _weight(w, cd):
 # contiguous range of samples per thread instead (:func:`batch_ranges`); each range runs the
 # whole chunked computation on ember's pool (:func:`run_parts`; the compiled loops release
 # the GIL), with OpenBLAS on one thread (NOTE [ Serial BLAS is process-wide ] in _blas) and
-# its own workspaces (they are per thread). The output and the input gradient of a range
-# are its own rows; the weight gradient is summed per range, then over the ranges in order,
-# so a result depends only on the thread count. (It equals the one-thread result to
-# rounding, not bit for bit: OpenBLAS rounds a GEMM's columns by where they fall in its
-# blocks, and a range's GEMMs are shorter.) The op code asks for both as the kernels "batch_ranges" and "run_parts" (one
-# range, run here, on devices without them), for Winograd, im2col and the per-sample 1x1
-# convolutions (NOTE [ Pointwise convolutions ] in ember.nn._functional.conv) alike.
+# its own workspaces (they are per thread). The output and the input gradient of a range are
+# its own rows; the weight gradient is summed per range, then over the ranges in order, so a
+# result depends only on the thread count. (It equals the one-thread result to rounding, not
+# bit for bit: OpenBLAS rounds a GEMM's columns by where they fall in its blocks, and a
+# range's GEMMs are shorter.) The op code asks for both as the kernels "batch_ranges" and
+# "run_parts" (one range, run here, on devices without them), for Winograd, im2col and the
+# per-sample 1x1 convolutions (NOTE [ Pointwise convolutions ] in ember.nn._functional.conv)
+# alike.
 
 # Multiply-adds of a convolution's GEMMs, and channels, from which its batch is split over
 # the threads. Measured on a quiet 2-core machine (float32, forward + both gradients, 3x3
