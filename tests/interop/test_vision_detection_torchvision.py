@@ -77,8 +77,13 @@ def _pair(name, tmp_path):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_detections_agree(name, tmp_path):
+    # Both libraries in float64: in float32, fifty layers of wide random weights amplify
+    # rounding (which differs with the BLAS and its thread count in both libraries) until
+    # near-tied scores swap detections or move a box past 1e-3 (seen on 5 of the 11 here).
     ref, ours = _pair(name, tmp_path)
-    images = _images()
+    ref.double()
+    ours.double()
+    images = [x.astype(np.float64) for x in _images()]
     with torch.no_grad():
         expected = ref([torch.from_numpy(x) for x in images])
     with ember.no_grad():
@@ -87,15 +92,14 @@ def test_detections_agree(name, tmp_path):
         assert list(g) == list(e)
         assert e["boxes"].shape[0] > 0
         np.testing.assert_array_equal(g["labels"].numpy(), e["labels"].numpy())
-        # Fifty layers of wide random weights amplify float32 rounding to ~1e-5 in the scores.
-        np.testing.assert_allclose(g["scores"].numpy(), e["scores"].numpy(), rtol=1e-3,
-                                   atol=1e-4)
-        np.testing.assert_allclose(g["boxes"].numpy(), e["boxes"].numpy(), rtol=1e-4,
-                                   atol=1e-3)
+        np.testing.assert_allclose(g["scores"].numpy(), e["scores"].numpy(), rtol=1e-7,
+                                   atol=1e-8)
+        np.testing.assert_allclose(g["boxes"].numpy(), e["boxes"].numpy(), rtol=1e-7,
+                                   atol=1e-6)
         for key in ("masks", "keypoints", "keypoints_scores"):
             if key in e:
-                np.testing.assert_allclose(g[key].numpy(), e[key].numpy(), rtol=1e-4,
-                                           atol=1e-3, err_msg=key)
+                np.testing.assert_allclose(g[key].numpy(), e[key].numpy(), rtol=1e-7,
+                                           atol=1e-6, err_msg=key)
 
 
 # Samplers that take every positive and negative make the R-CNN losses deterministic.
@@ -111,7 +115,7 @@ TRAIN = {
 }
 
 
-def _train_targets(lib, name):
+def _train_targets(lib, name, dtype=np.float32):
     rng = np.random.default_rng(2)
     targets = []
     for h, w in IMAGE_SIZES:
@@ -129,7 +133,8 @@ def _train_targets(lib, name):
             kp = boxes[:, None, :2] + rng.uniform(0, 1, (3, 5, 2)) * (boxes[:, None, 2:]
                                                                     - boxes[:, None, :2])
             t["keypoints"] = np.concatenate([kp, np.ones((3, 5, 1))], 2).astype(np.float32)
-        targets.append({k: lib.from_numpy(np.ascontiguousarray(v)) for k, v in t.items()})
+        targets.append({k: lib.from_numpy(np.ascontiguousarray(
+            v.astype(dtype) if v.dtype == np.float32 else v)) for k, v in t.items()})
     return targets
 
 
@@ -144,9 +149,16 @@ def test_training_losses_and_gradients_agree(name, tmp_path):
     ours.load_state_dict(ember.load(tmp_path / "w.pth"), strict=True)
     ref.train()
     ours.train()
-    images = _images()
-    expected = ref([torch.from_numpy(x) for x in images], _train_targets(torch, name))
-    got = ours([ember.from_numpy(x) for x in images], _train_targets(ember, name))
+    # Both libraries in float64 (as test_detections_agree): in float32 the Mask R-CNN
+    # gradients of ResNet-50's first layers drifted past the bound below. Not Keypoint
+    # R-CNN: torchvision takes float32 keypoint targets only.
+    dtype = np.float32 if "keypoint" in name else np.float64
+    if dtype == np.float64:
+        ref.double()
+        ours.double()
+    images = [x.astype(dtype) for x in _images()]
+    expected = ref([torch.from_numpy(x) for x in images], _train_targets(torch, name, dtype))
+    got = ours([ember.from_numpy(x) for x in images], _train_targets(ember, name, dtype))
     assert list(got) == list(expected)
     for key in expected:
         # An R-CNN proposal at the edge of NMS may go either way: 5e-3 on the losses.

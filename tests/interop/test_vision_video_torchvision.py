@@ -123,11 +123,17 @@ TINY_CLIPS = {"r2plus1d": (2, 3, 5, 30, 26), "mvit": (2, 3, 4, 32, 32),
               "swin3d": (2, 3, 5, 30, 26)}
 
 
+# R(2+1)D's training-mode batch norms see 2 clips of 1-4 positions in the last stages, so
+# their gradients are ill-conditioned in float32: torch's own float32 gradients are up to 3%
+# (relative to each gradient's largest) away from its float64 ones, ember's up to 7% (both
+# measured here). Its gradients are compared with both libraries in float64, where ember's
+# are within 1e-12 of torch's; the other two in float32 against torch in float64.
+FLOAT64_KINDS = {"r2plus1d"}
+
+
 @pytest.mark.parametrize("kind", list(TINY_CLIPS))
 def test_training_loss_and_gradients_agree(kind, tmp_path):
-    # Training mode (batch statistics in the batch norms): the loss and every gradient. The
-    # reference runs in float64: torch's float32 gradients of the first R(2+1)D layers are
-    # 3e-3 (relative to the largest) away from its float64 ones, ember's 6e-5.
+    # Training mode (batch statistics in the batch norms): the loss and every gradient.
     torch.manual_seed(0)
     ref = _tiny("torch", kind)
     _randomize(ref)
@@ -136,21 +142,26 @@ def test_training_loss_and_gradients_agree(kind, tmp_path):
     ours.load_state_dict(ember.load(tmp_path / "w.pth"), strict=True)
     ref.double().train()
     ours.train()
+    wide = kind in FLOAT64_KINDS
+    if wide:
+        ours.double()
     clip = np.random.default_rng(0).standard_normal(TINY_CLIPS[kind], dtype=np.float32)
     target = np.array([0, 2])
     loss_t = torch.nn.functional.cross_entropy(ref(torch.from_numpy(clip).double()),
                                                torch.from_numpy(target))
     loss_t.backward()
-    loss_e = ember.nn.functional.cross_entropy(ours(ember.from_numpy(clip)),
-                                               ember.from_numpy(target))
+    loss_e = ember.nn.functional.cross_entropy(
+        ours(ember.from_numpy(clip.astype(np.float64) if wide else clip)),
+        ember.from_numpy(target))
     loss_e.backward()
-    np.testing.assert_allclose(loss_e.item(), loss_t.item(), rtol=1e-4)
+    np.testing.assert_allclose(loss_e.item(), loss_t.item(), rtol=1e-10 if wide else 1e-4)
     theirs = dict(ref.named_parameters())
     for name, p in ours.named_parameters():
         expected = theirs[name].grad.numpy()
         scale = float(np.abs(expected).max())
         np.testing.assert_allclose(p.grad.numpy(), expected, rtol=0,
-                                   atol=1e-3 * scale + 1e-7, err_msg=name)
+                                   atol=(1e-10 if wide else 1e-3) * scale + 1e-7,
+                                   err_msg=name)
 
 
 @pytest.mark.parametrize("name", list(CLIPS))
