@@ -292,7 +292,8 @@ def conv_backward(x, g, w, geo, in_sp, need_input=True, need_weight=True, cols=N
         c = w.shape[1] * groups
         w3 = xp.ascontiguousarray(w).reshape(groups, og, (c // groups) * kk)
         w3t = w3.transpose(0, 2, 1)
-        gx = xp.zeros((n, c) + in3, dtype=cd)
+        # col2im adds into gx; the per-sample 1x1 path writes every element of it
+        gx = (xp.empty if _pointwise(geo, p) else xp.zeros)((n, c) + in3, dtype=cd)
     else:
         gx = None
     cg = c // groups
