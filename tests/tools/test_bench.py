@@ -162,6 +162,22 @@ def test_interleaved_timing_takes_turns(bench):
     assert order[2:] == ["a", "b", "b", "a", "a", "b", "b", "a"]  # after one warm-up call each
 
 
+def test_interleaved_settles_before_each_block_outside_the_timed_block(bench, monkeypatch):
+    events = []
+    monkeypatch.setattr(bench.timing.time, "sleep", lambda s: events.append(("sleep", s)))
+    bench.timing.interleaved(
+        {"a": lambda: events.append("a"), "b": lambda: events.append("b")},
+        repeats=3, block_s=0.0, budget_s=None, warmup_s=0.0, min_warmup_calls=1,
+        settle_s=0.25)
+    timed = events[2:]  # after one warm-up call each, which does not settle
+    assert timed == [("sleep", 0.25), "a", ("sleep", 0.25), "b", ("sleep", 0.25), "b",
+                     ("sleep", 0.25), "a", ("sleep", 0.25), "a", ("sleep", 0.25), "b"]
+    events.clear()
+    bench.timing.interleaved({"a": lambda: events.append("a")}, repeats=3, block_s=0.0,
+                             budget_s=None, warmup_s=0.0, min_warmup_calls=1)
+    assert ("sleep", 0.0) not in events and events == ["a"] * 4  # no settling by default
+
+
 def test_model_families_have_three_sizes_and_select_by_family_and_size(bench):
     import bench.workloads_families  # noqa: F401 - registers the families
 

@@ -101,6 +101,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--torch-threads", type=int, metavar="N",
                         help="torch.set_num_threads(N) first (default: torch's own choice)")
+    parser.add_argument("--settle-ms", type=float, default=0.0, metavar="MS",
+                        help="sleep MS milliseconds before each timed block, so that the "
+                             "threads the other library left spinning are asleep (default: 0)")
     parser.add_argument("--no-profile", action="store_true",
                         help="do not profile the workload that misses its target the most")
     parser.add_argument("--list", action="store_true",
@@ -257,7 +260,8 @@ def run_timed(w, libs, device, mode, args, machine) -> dict:
     repeats, budget = _samples(w, mode, args.repeats)
     stats = timing.interleaved(
         contenders, repeats=repeats, block_s=w.block_s * mode.block_fraction, budget_s=budget,
-        warmup_s=mode.warmup_s, min_warmup_calls=mode.min_warmup_calls, syncs=syncs)
+        warmup_s=mode.warmup_s, min_warmup_calls=mode.min_warmup_calls, syncs=syncs,
+        settle_s=args.settle_ms / 1000)
     contenders.clear()  # free the workload's memory before the next one
     _fill_times(result, stats, w.per)
     if "numpy" in stats:

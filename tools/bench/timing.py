@@ -5,6 +5,19 @@ timed in blocks of calls (about ``block_s`` long), the libraries take turns bloc
 (ember, torch, ember, torch ..., the order rotating so that neither always follows the other),
 and the report is the median over the blocks with the interquartile range as spread.
 The garbage collector stays on: what is timed is what a user's loop pays.
+
+NOTE [ Settling between blocks ]
+After a call, OpenBLAS's threads spin for a while waiting for the next one, and so do
+OpenMP's; on a 2-core machine they take the cores from whichever library's block comes next.
+Interleaved, each library's block then pays for the other's spinning threads: measured
+(run.py --workloads mlp_sgd,mlp_large,lenet5_adam,lstm2_lm,transformer_encoder --repeats 9),
+torch's MLP 784-512-256-10 SGD step took 6.1 ms after ember's blocks and 4.5 ms with 200 ms
+of sleep before each block. Two such runs, ratio without -> with: mlp_sgd 0.63, 0.76 -> 1.03,
+0.99; mlp_large 1.16, 1.03 -> 1.62, 1.34; lstm2_lm 1.25, 1.09 -> 1.35, 1.55; lenet5_adam
+1.34, 1.14 -> 1.28, 1.00; transformer_encoder 0.93, 1.00 -> 0.92, 0.90. ``settle_s`` (run.py
+``--settle-ms``) sleeps before each block, outside the timed part, so that each starts on
+idle cores; it is off by default, and a row's figure with and without it tells how much of
+it was the other library's threads.
 """
 
 from __future__ import annotations
@@ -96,12 +109,17 @@ def interleaved(
     warmup_s: float,
     min_warmup_calls: int,
     syncs: dict[str, Callable | None] | None = None,
+    settle_s: float = 0.0,
 ) -> dict[str, Stats]:
     """Time each zero-argument callable in ``contenders`` ({"ember": f, "torch": g, ...}).
 
     All are warmed up first; then ``repeats`` rounds, in each of which every contender times
     one block, the order rotating round by round. Sampling stops early once ``budget_s`` has
     passed (None: never), but not before ``MIN_SAMPLES`` rounds.
+
+    ``settle_s``: seconds to sleep before each block, so that the threads the previous block
+    left spinning (OpenBLAS's wait for its next call, OpenMP's spin-wait) have gone to sleep
+    and each block starts on idle cores (NOTE [ Settling between blocks ]).
     """
     syncs = syncs or {}
     names = list(contenders)
@@ -114,6 +132,8 @@ def interleaved(
     for round_ in range(repeats):
         shift = round_ % len(names)
         for name in names[shift:] + names[:shift]:
+            if settle_s > 0:
+                time.sleep(settle_s)
             samples[name].append(_block(contenders[name], numbers[name], syncs.get(name)))
         over_budget = budget_s is not None and time.perf_counter() - start > budget_s
         if over_budget and round_ + 1 >= MIN_SAMPLES:
